@@ -1,0 +1,71 @@
+//! The ring plus the sleep/wake protocol between submitters and workers.
+//!
+//! Workers sleep on one [`Futex`] (the *bell*) and announce themselves in `sleepers` first;
+//! a submitter only touches the bell when somebody sleeps, so a busy pool pays no wake-up cost.
+//! The protocol is the classic event count (see `src/README.md`):
+//!
+//! ```text
+//!   worker                                  submitter
+//!   seen = bell                             ring.try_push(v)
+//!   sleepers += 1            (SeqCst)       fence(SeqCst)
+//!   if ring empty && open:                  if sleepers > 0:
+//!       bell.wait(seen)                         bell += 1; notify(1)
+//!   sleepers -= 1
+//! ```
+//!
+//! Either the worker's re-check sees the new item, or the submitter sees `sleepers > 0` and
+//! bumps the bell, so `wait(seen)` returns at once or is woken: no lost wake-up. Nothing here
+//! blocks a submitter, so it is safe on a browser main thread.
+
+use crate::ring::{PushError, Ring};
+use crate::sync::{fence, AtomicU32, Ordering, Futex};
+
+pub(crate) struct Dispatch<T> {
+    pub(crate) ring: Ring<T>,
+    /// Workers sleep on it; bumped by a submitter that saw `sleepers > 0`, and by `close`.
+    bell: Futex,
+    /// Workers between announcing themselves and waking up.
+    sleepers: AtomicU32,
+}
+
+impl<T> Dispatch<T> {
+    pub(crate) fn new(ring: Ring<T>) -> Self {
+        Dispatch { ring, bell: Futex::new(0), sleepers: AtomicU32::new(0) }
+    }
+
+    /// Admission: lock-free, never waits; wakes one sleeping worker if there is one.
+    pub(crate) fn try_push(&self, value: T) -> Result<(), PushError<T>> {
+        self.ring.try_push(value)?;
+        fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            self.bell.bump_and_wake(1);
+        }
+        Ok(())
+    }
+
+    /// Worker side: the next item, sleeping while the ring is empty and open. `None` once the
+    /// ring is closed and drained: the worker should exit.
+    pub(crate) fn next(&self) -> Option<T> {
+        loop {
+            if let Some(v) = self.ring.pop() {
+                return Some(v);
+            }
+            if self.ring.is_closed() && self.ring.is_empty() {
+                return None;
+            }
+            let seen = self.bell.load();
+            self.sleepers.fetch_add(1, Ordering::SeqCst);
+            if self.ring.is_empty() && !self.ring.is_closed() {
+                self.bell.wait(seen);
+            }
+            self.sleepers.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Closes admission and wakes every sleeper so workers can drain and exit.
+    pub(crate) fn close(&self) -> bool {
+        let first = self.ring.close();
+        self.bell.bump_and_wake(u32::MAX);
+        first
+    }
+}

@@ -1,0 +1,120 @@
+//! Error types of the Rust API.
+
+use std::fmt;
+
+/// Why [`WorkerPool::new`](crate::WorkerPool::new) refused to build a pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// `workers` was 0 or above [`MAX_WORKERS`](crate::MAX_WORKERS).
+    Workers(usize),
+    /// `queue_capacity` was 0 or above [`MAX_QUEUE_CAPACITY`](crate::MAX_QUEUE_CAPACITY).
+    QueueCapacity(usize),
+    /// The platform could not start a worker (message from the platform).
+    Spawn(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Workers(n) => {
+                write!(f, "workers must be an integer in 1..={}, got {n}", crate::MAX_WORKERS)
+            }
+            BuildError::QueueCapacity(n) => write!(
+                f,
+                "queueCapacity must be an integer in 1..={}, got {n}",
+                crate::MAX_QUEUE_CAPACITY
+            ),
+            BuildError::Spawn(msg) => write!(f, "could not start a worker: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Why a task was not admitted. The closure is handed back, as `ArrayQueue::push` does.
+pub enum SubmitError<F> {
+    /// The queue already holds `queue_capacity` tasks; nothing waited for space.
+    QueueFull(F),
+    /// `shutdown` has started; the pool accepts nothing any more.
+    Closed(F),
+    /// The task's [`CancelToken`](crate::CancelToken) was already cancelled.
+    Cancelled(F),
+}
+
+impl<F> SubmitError<F> {
+    /// The closure that was not submitted.
+    pub fn into_inner(self) -> F {
+        match self {
+            SubmitError::QueueFull(f) | SubmitError::Closed(f) | SubmitError::Cancelled(f) => f,
+        }
+    }
+}
+
+impl<F> fmt::Debug for SubmitError<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SubmitError::QueueFull(_) => "QueueFull(..)",
+            SubmitError::Closed(_) => "Closed(..)",
+            SubmitError::Cancelled(_) => "Cancelled(..)",
+        })
+    }
+}
+
+impl<F> fmt::Display for SubmitError<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SubmitError::QueueFull(_) => "the task queue is full",
+            SubmitError::Closed(_) => "the pool is shut down and accepts no tasks",
+            SubmitError::Cancelled(_) => "the task was cancelled before it was submitted",
+        })
+    }
+}
+
+impl<F> std::error::Error for SubmitError<F> {}
+
+/// Why an accepted task produced no value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskError {
+    /// The task panicked; the worker caught it and went on.
+    Panicked {
+        /// The panic message.
+        message: String,
+        /// `file:line:col` of the panic, when known.
+        location: Option<String>,
+    },
+    /// The worker died while running the task (a trap that is not a panic); it was replaced.
+    WorkerCrashed,
+    /// The task's [`CancelToken`](crate::CancelToken) was cancelled.
+    Cancelled,
+    /// The task's deadline passed (queue time plus run time).
+    TimedOut,
+    /// `shutdown` with `force` dropped the task.
+    PoolClosed,
+}
+
+impl fmt::Display for TaskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskError::Panicked { message, location: Some(loc) } => write!(f, "task panicked at {loc}: {message}"),
+            TaskError::Panicked { message, location: None } => write!(f, "task panicked: {message}"),
+            TaskError::WorkerCrashed => f.write_str("the worker running the task crashed"),
+            TaskError::Cancelled => f.write_str("the task was cancelled"),
+            TaskError::TimedOut => f.write_str("the task timed out"),
+            TaskError::PoolClosed => f.write_str("the pool was closed before the task finished"),
+        }
+    }
+}
+
+impl std::error::Error for TaskError {}
+
+/// `shutdown` did not finish before its deadline. Admission stays closed; accepted tasks go on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShutdownTimeout;
+
+impl fmt::Display for ShutdownTimeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("shutdown did not finish before its deadline; tasks keep running")
+    }
+}
+
+impl std::error::Error for ShutdownTimeout {}

@@ -1,0 +1,75 @@
+//! # ringpool
+//!
+//! A bounded worker pool for WebAssembly with shared memory and atomics (and natively on
+//! `std::thread`). A fixed set of workers consume a lock-free bounded MPMC [`ring`]; every
+//! accepted task settles exactly one [`TaskHandle`] (a JS `Promise` on wasm); a panic becomes
+//! [`TaskError::Panicked`] and the worker goes on; [`WorkerPool::shutdown`] closes admission,
+//! drains what was accepted and lets the workers exit.
+//!
+//! ```
+//! # fn block_on<F: std::future::Future>(f: F) -> F::Output { ringpool::block_on(f) }
+//! let pool = ringpool::WorkerPool::new(2, 16).unwrap();
+//! let handle = pool.try_submit(|| 6 * 7).unwrap();
+//! assert_eq!(block_on(handle).unwrap(), 42);
+//! block_on(pool.shutdown()).unwrap();
+//! ```
+
+pub mod ring;
+mod sync;
+
+#[cfg(not(loom))]
+mod cancel;
+mod dispatch;
+#[cfg(not(loom))]
+mod error;
+#[cfg(not(loom))]
+mod panic;
+#[cfg(not(loom))]
+mod pool;
+#[cfg(not(loom))]
+mod task;
+
+#[cfg(all(not(loom), not(target_arch = "wasm32")))]
+mod native;
+#[cfg(all(not(loom), not(target_arch = "wasm32")))]
+use native as backend;
+
+#[cfg(all(not(loom), target_arch = "wasm32"))]
+pub mod web;
+#[cfg(all(not(loom), target_arch = "wasm32"))]
+use web::backend;
+
+#[cfg(not(loom))]
+pub use cancel::CancelToken;
+#[cfg(not(loom))]
+pub use error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
+#[cfg(not(loom))]
+pub use pool::{worker_id, worker_index, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
+#[cfg(not(loom))]
+pub use task::{is_cancelled, TaskHandle};
+
+#[cfg(loom)]
+#[doc(hidden)]
+pub use dispatch::Dispatch;
+
+/// Drives a future to completion on the calling thread (native only; never on a browser main
+/// thread). Handy in tests and command-line tools.
+#[cfg(all(not(loom), not(target_arch = "wasm32")))]
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
+    }
+}

@@ -1,0 +1,142 @@
+//! Native back end: workers are `std::thread`s, timers run on one lazily started thread, and
+//! completions are delivered on the worker that settles the task (wakers are thread-safe).
+
+use crate::error::BuildError;
+use crate::pool::{enter_worker, Shared, TaskRef};
+use std::collections::BinaryHeap;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Natively nothing is needed to carry completions.
+#[derive(Default)]
+pub(crate) struct Delivery;
+
+pub(crate) fn deliver(_shared: &Shared, task: TaskRef) {
+    task.header().deliver();
+}
+
+pub(crate) fn all_workers_exited(shared: &Shared) {
+    shared.wake_shutdown_waiters();
+}
+
+pub(crate) type Deadline = Instant;
+
+#[derive(Clone)]
+pub(crate) struct Backend {
+    timer: Arc<Timer>,
+}
+
+impl Backend {
+    pub(crate) fn start(shared: &Arc<Shared>) -> Result<Self, BuildError> {
+        for index in 0..shared.workers {
+            let worker = shared.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("ringpool-worker-{index}"))
+                .spawn(move || {
+                    enter_worker(index);
+                    worker.work(index);
+                    worker.worker_exited();
+                });
+            if let Err(e) = spawned {
+                // The ones already started drain nothing and exit; account for the rest.
+                shared.dispatch.close();
+                for _ in index..shared.workers {
+                    shared.worker_exited();
+                }
+                return Err(BuildError::Spawn(e.to_string()));
+            }
+        }
+        Ok(Backend { timer: Arc::new(Timer::default()) })
+    }
+
+    pub(crate) fn deadline(&self, after: Duration) -> Deadline {
+        Instant::now() + after
+    }
+
+    pub(crate) fn passed(&self, deadline: Deadline) -> bool {
+        Instant::now() >= deadline
+    }
+
+    pub(crate) fn after(&self, after: Duration, action: Box<dyn FnOnce() + Send>) {
+        self.at(self.deadline(after), action);
+    }
+
+    pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) {
+        let mut state = self.timer.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.seq += 1;
+        let seq = state.seq;
+        state.heap.push(Entry { at, seq, action });
+        if !state.running {
+            state.running = true;
+            let timer = self.timer.clone();
+            std::thread::Builder::new()
+                .name("ringpool-timer".into())
+                .spawn(move || timer.run())
+                .expect("spawn the ringpool timer thread");
+        }
+        drop(state);
+        self.timer.changed.notify_one();
+    }
+}
+
+/// Deadlines of tasks and of `shutdown_timeout` calls. The thread exits when nothing is due.
+#[derive(Default)]
+struct Timer {
+    state: Mutex<TimerState>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct TimerState {
+    heap: BinaryHeap<Entry>,
+    seq: u64,
+    running: bool,
+}
+
+struct Entry {
+    at: Instant,
+    seq: u64,
+    action: Box<dyn FnOnce() + Send>,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Entry {
+    // BinaryHeap is a max-heap: the earliest deadline must compare greatest.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+impl Timer {
+    fn run(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let now = Instant::now();
+            match state.heap.peek().map(|e| e.at) {
+                None => {
+                    state.running = false;
+                    return;
+                }
+                Some(at) if at <= now => {
+                    let entry = state.heap.pop().expect("peeked");
+                    drop(state);
+                    (entry.action)();
+                    state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                }
+                Some(at) => {
+                    state = self.changed.wait_timeout(state, at - now).unwrap_or_else(|e| e.into_inner()).0;
+                }
+            }
+        }
+    }
+}

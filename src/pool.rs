@@ -1,0 +1,397 @@
+//! Admission, accounting, the worker loop and shutdown: everything the native and the wasm
+//! back ends share. The back end (`native` or `web`) only starts workers, runs timers and
+//! carries completions to the thread that waits for them.
+
+use crate::backend;
+use crate::cancel::CancelToken;
+use crate::dispatch::Dispatch;
+use crate::error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
+use crate::ring::{PushError, Ring};
+use crate::sync::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::task::{Outcome, Output, Phase, Runnable, Task, TaskHandle};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+/// Most workers a pool may have.
+pub const MAX_WORKERS: usize = 256;
+/// Largest queue a pool may have.
+pub const MAX_QUEUE_CAPACITY: usize = 1 << 20;
+
+pub(crate) type TaskRef = Arc<dyn Runnable>;
+
+/// Options for one submission.
+#[derive(Debug, Clone, Default)]
+pub struct TaskOptions {
+    /// Cancelling it settles the task with [`TaskError::Cancelled`] at once; a queued body
+    /// then never runs, a running one can see it through [`is_cancelled`](crate::is_cancelled).
+    pub cancel: Option<CancelToken>,
+    /// Queue time plus run time; when it passes the task settles with [`TaskError::TimedOut`].
+    pub timeout: Option<Duration>,
+}
+
+/// A snapshot of the pool's counters. After the pool is quiet,
+/// `accepted == completed + failed + queued + running`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    pub workers: usize,
+    pub queue_capacity: usize,
+    pub queued: u64,
+    pub running: u64,
+    pub accepted: u64,
+    pub rejected: u64,
+    pub completed: u64,
+    /// Every accepted task that settled with an error (panicked, crashed, cancelled, timed
+    /// out, closed).
+    pub failed: u64,
+    pub panicked: u64,
+    pub crashed: u64,
+    pub cancelled: u64,
+    pub timed_out: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    accepted: AtomicU64,
+    rejected: AtomicU64,
+    /// Bodies started by a worker.
+    started: AtomicU64,
+    /// Tasks settled before a worker reached them.
+    settled_queued: AtomicU64,
+    completed: AtomicU64,
+    failed: AtomicU64,
+    panicked: AtomicU64,
+    crashed: AtomicU64,
+    cancelled: AtomicU64,
+    timed_out: AtomicU64,
+    /// Peak number of bodies running at once (for tests and the demo).
+    running_now: AtomicU64,
+    running_peak: AtomicU64,
+}
+
+/// Stands for any panic in the counters (the real message lives in the task's result).
+const PANICKED: TaskError = TaskError::Panicked { message: String::new(), location: None };
+
+/// Per-worker state shared with the back end.
+pub(crate) struct WorkerSlot {
+    /// The task this worker is running, so a crash can settle it.
+    pub(crate) current: Mutex<Option<TaskRef>>,
+}
+
+/// State shared by the pool handle, the workers and the back end.
+pub(crate) struct Shared {
+    pub(crate) dispatch: Dispatch<TaskRef>,
+    pub(crate) workers: usize,
+    /// Workers that have not exited (a crashed worker counts until it is replaced).
+    pub(crate) live: AtomicUsize,
+    pub(crate) slots: Box<[WorkerSlot]>,
+    counters: Counters,
+    /// Wakers of pending `shutdown` futures, woken when `live` reaches 0.
+    pub(crate) shutdown_waiters: Mutex<Vec<Waker>>,
+    pub(crate) delivery: backend::Delivery,
+}
+
+impl Shared {
+    /// Settlement bookkeeping, then hand the task to whoever waits for it.
+    pub(crate) fn settled(&self, task: TaskRef, phase: Phase, err: Option<&TaskError>) {
+        let c = &self.counters;
+        if phase == Phase::Queued {
+            c.settled_queued.fetch_add(1, Ordering::SeqCst);
+        }
+        match err {
+            None => {
+                c.completed.fetch_add(1, Ordering::SeqCst);
+            }
+            Some(e) => {
+                let kind = match e {
+                    TaskError::Panicked { .. } => Some(&c.panicked),
+                    TaskError::WorkerCrashed => Some(&c.crashed),
+                    TaskError::Cancelled => Some(&c.cancelled),
+                    TaskError::TimedOut => Some(&c.timed_out),
+                    TaskError::PoolClosed => None,
+                };
+                if let Some(k) = kind {
+                    k.fetch_add(1, Ordering::SeqCst);
+                }
+                c.failed.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        backend::deliver(self, task);
+    }
+
+    /// Settles `task` with `err` if nobody has yet (cancel, timeout, crash, force).
+    pub(crate) fn settle_err(&self, task: &TaskRef, err: TaskError) -> bool {
+        match task.settle_err(err.clone()) {
+            Some(phase) => {
+                self.settled(task.clone(), phase, Some(&err));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The worker loop: run tasks until the ring is closed and drained.
+    pub(crate) fn work(&self, index: usize) {
+        let slot = &self.slots[index];
+        let c = &self.counters;
+        while let Some(task) = self.dispatch.next() {
+            *slot.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(task.clone());
+            let mut ran = false;
+            let outcome = task.run(&mut || {
+                ran = true;
+                c.started.fetch_add(1, Ordering::SeqCst);
+                let now = c.running_now.fetch_add(1, Ordering::SeqCst) + 1;
+                c.running_peak.fetch_max(now, Ordering::SeqCst);
+            });
+            slot.current.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if ran {
+                c.running_now.fetch_sub(1, Ordering::SeqCst);
+            }
+            match outcome {
+                Some(Outcome::Returned) => self.settled(task, Phase::Running, None),
+                Some(Outcome::Panicked) => self.settled(task, Phase::Running, Some(&PANICKED)),
+                None => {}
+            }
+        }
+    }
+
+    /// A worker returns from `work`: the last one out finishes shutdown.
+    pub(crate) fn worker_exited(&self) {
+        if self.live.fetch_sub(1, Ordering::SeqCst) == 1 {
+            backend::all_workers_exited(self);
+        }
+    }
+
+    pub(crate) fn wake_shutdown_waiters(&self) {
+        let waiters = std::mem::take(&mut *self.shutdown_waiters.lock().unwrap_or_else(|e| e.into_inner()));
+        for w in waiters {
+            w.wake();
+        }
+    }
+
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.live.load(Ordering::SeqCst) == 0
+    }
+
+    pub(crate) fn stats(&self) -> Stats {
+        let c = &self.counters;
+        let accepted = c.accepted.load(Ordering::SeqCst);
+        let started = c.started.load(Ordering::SeqCst);
+        let settled_queued = c.settled_queued.load(Ordering::SeqCst);
+        let completed = c.completed.load(Ordering::SeqCst);
+        let failed = c.failed.load(Ordering::SeqCst);
+        let settled_running = (completed + failed).saturating_sub(settled_queued);
+        Stats {
+            workers: self.workers,
+            queue_capacity: self.dispatch.ring.capacity(),
+            queued: accepted.saturating_sub(started + settled_queued),
+            running: started.saturating_sub(settled_running),
+            accepted,
+            rejected: c.rejected.load(Ordering::SeqCst),
+            completed,
+            failed,
+            panicked: c.panicked.load(Ordering::SeqCst),
+            crashed: c.crashed.load(Ordering::SeqCst),
+            cancelled: c.cancelled.load(Ordering::SeqCst),
+            timed_out: c.timed_out.load(Ordering::SeqCst),
+        }
+    }
+}
+
+std::thread_local! {
+    /// `(index, id)` of the worker running on this thread; `id` is new for each replacement.
+    static WORKER: std::cell::Cell<Option<(usize, u64)>> = const { std::cell::Cell::new(None) };
+}
+
+/// Marks the calling thread as worker `index` (a fresh incarnation id each time).
+pub(crate) fn enter_worker(index: usize) {
+    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let id = NEXT_ID.fetch_add(1, Ordering::SeqCst);
+    WORKER.with(|w| w.set(Some((index, id))));
+}
+
+/// Inside a task: the index (`0..workers`) of the worker running it.
+pub fn worker_index() -> Option<usize> {
+    WORKER.with(|w| w.get().map(|(i, _)| i))
+}
+
+/// Inside a task: an id unique to this worker incarnation (a replaced worker gets a new one).
+pub fn worker_id() -> Option<u64> {
+    WORKER.with(|w| w.get().map(|(_, id)| id))
+}
+
+/// A fixed set of worker threads consuming a bounded queue of tasks.
+///
+/// On wasm32 the workers are Web Workers (worker_threads in Node) sharing this module's memory;
+/// natively they are `std::thread`s. Admission never blocks, so a browser main thread may own
+/// the pool. Dropping the pool without `shutdown` closes admission; accepted tasks still run.
+pub struct WorkerPool {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) backend: backend::Backend,
+}
+
+impl WorkerPool {
+    /// Starts `workers` workers and a queue of `queue_capacity` slots.
+    pub fn new(workers: usize, queue_capacity: usize) -> Result<Self, BuildError> {
+        if workers == 0 || workers > MAX_WORKERS {
+            return Err(BuildError::Workers(workers));
+        }
+        if queue_capacity == 0 || queue_capacity > MAX_QUEUE_CAPACITY {
+            return Err(BuildError::QueueCapacity(queue_capacity));
+        }
+        let ring = Ring::new(queue_capacity).map_err(|_| BuildError::QueueCapacity(queue_capacity))?;
+        let shared = Arc::new(Shared {
+            dispatch: Dispatch::new(ring),
+            workers,
+            live: AtomicUsize::new(workers),
+            slots: (0..workers).map(|_| WorkerSlot { current: Mutex::new(None) }).collect(),
+            counters: Counters::default(),
+            shutdown_waiters: Mutex::new(Vec::new()),
+            delivery: backend::Delivery::default(),
+        });
+        let backend = backend::Backend::start(&shared)?;
+        Ok(WorkerPool { shared, backend })
+    }
+
+    /// Number of workers.
+    pub fn workers(&self) -> usize {
+        self.shared.workers
+    }
+
+    /// Number of queue slots.
+    pub fn queue_capacity(&self) -> usize {
+        self.shared.dispatch.ring.capacity()
+    }
+
+    /// Submits `f` unless the queue is full or the pool is closed; never waits.
+    pub fn try_submit<F, T>(&self, f: F) -> Result<TaskHandle<T>, SubmitError<F>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.try_submit_with(f, TaskOptions::default())
+    }
+
+    /// [`try_submit`](Self::try_submit) with cancellation and a deadline.
+    pub fn try_submit_with<F, T>(&self, f: F, options: TaskOptions) -> Result<TaskHandle<T>, SubmitError<F>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let c = &self.shared.counters;
+        if options.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+            c.rejected.fetch_add(1, Ordering::SeqCst);
+            return Err(SubmitError::Cancelled(f));
+        }
+        let task = Task::new(f);
+        let erased: TaskRef = task.clone();
+        if let Err(e) = self.shared.dispatch.try_push(erased) {
+            c.rejected.fetch_add(1, Ordering::SeqCst);
+            let closed = matches!(e, PushError::Closed(_));
+            drop(e);
+            let f = task.into_body();
+            return Err(if closed { SubmitError::Closed(f) } else { SubmitError::QueueFull(f) });
+        }
+        c.accepted.fetch_add(1, Ordering::SeqCst);
+        let erased: TaskRef = task.clone();
+        if let Some(token) = options.cancel {
+            let shared = Arc::downgrade(&self.shared);
+            let weak = Arc::downgrade(&erased);
+            token.on_cancel(Box::new(move || {
+                if let (Some(shared), Some(task)) = (shared.upgrade(), weak.upgrade()) {
+                    shared.settle_err(&task, TaskError::Cancelled);
+                }
+            }));
+        }
+        if let Some(timeout) = options.timeout {
+            let shared = Arc::downgrade(&self.shared);
+            let weak = Arc::downgrade(&erased);
+            self.backend.after(timeout, Box::new(move || {
+                if let (Some(shared), Some(task)) = (shared.upgrade(), weak.upgrade()) {
+                    shared.settle_err(&task, TaskError::TimedOut);
+                }
+            }));
+        }
+        let task: Arc<dyn Output<T>> = task;
+        Ok(TaskHandle { task })
+    }
+
+    /// Closes admission at once, runs every accepted task, and resolves when all workers have
+    /// exited and released their resources.
+    pub fn shutdown(&self) -> Shutdown {
+        self.shared.dispatch.close();
+        Shutdown { shared: self.shared.clone(), backend: self.backend.clone(), deadline: None, timer_set: false }
+    }
+
+    /// [`shutdown`](Self::shutdown) that gives up waiting after `timeout` with
+    /// [`ShutdownTimeout`]. Admission stays closed and accepted tasks keep running; a later
+    /// call can wait again. An already finished shutdown succeeds whatever the timeout.
+    pub fn shutdown_timeout(&self, timeout: Duration) -> Shutdown {
+        let mut s = self.shutdown();
+        s.deadline = Some(self.backend.deadline(timeout));
+        s
+    }
+
+    /// Whether shutdown has started.
+    pub fn is_closed(&self) -> bool {
+        self.shared.dispatch.ring.is_closed()
+    }
+
+    /// Counters; see [`Stats`].
+    pub fn stats(&self) -> Stats {
+        self.shared.stats()
+    }
+
+    /// Most bodies that ever ran at once in this pool (never above `workers`).
+    pub fn peak_running(&self) -> u64 {
+        self.shared.counters.running_peak.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for WorkerPool {
+    fn drop(&mut self) {
+        // Workers drain what was accepted and exit; nobody needs to wait for them.
+        self.shared.dispatch.close();
+    }
+}
+
+impl std::fmt::Debug for WorkerPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkerPool").field("stats", &self.stats()).finish()
+    }
+}
+
+/// Future returned by [`WorkerPool::shutdown`]: resolves once every worker has exited.
+#[must_use = "shutdown closes admission at once; await it to wait for the workers"]
+pub struct Shutdown {
+    shared: Arc<Shared>,
+    backend: backend::Backend,
+    deadline: Option<backend::Deadline>,
+    timer_set: bool,
+}
+
+impl Future for Shutdown {
+    type Output = Result<(), ShutdownTimeout>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if self.shared.is_stopped() {
+            return Poll::Ready(Ok(()));
+        }
+        self.shared.shutdown_waiters.lock().unwrap_or_else(|e| e.into_inner()).push(cx.waker().clone());
+        if self.shared.is_stopped() {
+            return Poll::Ready(Ok(()));
+        }
+        if let Some(deadline) = self.deadline {
+            if self.backend.passed(deadline) {
+                return Poll::Ready(Err(ShutdownTimeout));
+            }
+            if !self.timer_set {
+                self.timer_set = true;
+                let waker = cx.waker().clone();
+                self.backend.at(deadline, Box::new(move || waker.wake()));
+            }
+        }
+        Poll::Pending
+    }
+}

@@ -1,0 +1,275 @@
+//! One accepted task: its closure, its result slot, and the state machine that lets exactly one
+//! party settle it.
+//!
+//! ```text
+//!   QUEUED ──worker──▶ RUNNING ──worker──▶ WRITING ──▶ DONE ──handle──▶ TAKEN
+//!      │                  │                   ▲
+//!      └── cancel/timeout/crash/force ────────┘   (whoever wins the CAS to WRITING settles)
+//! ```
+//!
+//! A body only runs if the worker wins `QUEUED → RUNNING`, so a task settled while queued never
+//! runs. A task settled while running keeps running (cancellation is cooperative, see
+//! [`is_cancelled`]); its late result is dropped.
+
+use crate::error::TaskError;
+use crate::sync::{Arc, AtomicU32, Mutex, Ordering, UnsafeCell};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+const QUEUED: u32 = 0;
+const RUNNING: u32 = 1;
+const WRITING: u32 = 2;
+const DONE: u32 = 3;
+const TAKEN: u32 = 4;
+
+/// Where a task was when it was settled: decides which counters move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Queued,
+    Running,
+}
+
+/// The type-erased part of every task.
+pub(crate) struct Header {
+    /// One of `QUEUED..=TAKEN`; only moves forward.
+    state: AtomicU32,
+    /// Waker of the `TaskHandle` poll, woken on delivery.
+    waker: Mutex<Option<Waker>>,
+    /// wasm: a main-thread callback (resolves a JS promise) run on delivery instead of waking.
+    #[cfg(all(target_arch = "wasm32", not(loom)))]
+    pub(crate) on_main: std::cell::Cell<Option<Box<dyn FnOnce()>>>,
+}
+
+// SAFETY (wasm only, for `on_main`): the callback is set and taken only on the pool's owner
+// thread (`into_promise` and the completion drain both run there); no other thread touches it.
+#[cfg(all(target_arch = "wasm32", not(loom)))]
+unsafe impl Sync for Header {}
+#[cfg(all(target_arch = "wasm32", not(loom)))]
+unsafe impl Send for Header {}
+
+impl Header {
+    fn new() -> Self {
+        Header {
+            state: AtomicU32::new(QUEUED),
+            waker: Mutex::new(None),
+            #[cfg(all(target_arch = "wasm32", not(loom)))]
+            on_main: std::cell::Cell::new(None),
+        }
+    }
+
+    /// Claims the right to write the result. `None` if someone else already did.
+    fn begin_settle(&self) -> Option<Phase> {
+        let mut cur = self.state.load(Ordering::Acquire);
+        loop {
+            let phase = match cur {
+                QUEUED => Phase::Queued,
+                RUNNING => Phase::Running,
+                _ => return None,
+            };
+            match self.state.compare_exchange(cur, WRITING, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Some(phase),
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    pub(crate) fn is_settled(&self) -> bool {
+        self.state.load(Ordering::Acquire) >= WRITING
+    }
+
+    /// Wakes whoever waits for the result (runs on the delivering thread).
+    pub(crate) fn deliver(&self) {
+        #[cfg(all(target_arch = "wasm32", not(loom)))]
+        if let Some(cb) = self.on_main.take() {
+            cb();
+            return;
+        }
+        let waker = self.waker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+}
+
+/// What the pool needs from any task, whatever its closure and result types.
+pub(crate) trait Runnable: Send + Sync {
+    fn header(&self) -> &Header;
+    /// Runs the body if the task is still queued. Returns `Some((phase, outcome))` when this call
+    /// settled the task, `None` when it had been settled before (then the body did not run,
+    /// or its result was dropped).
+    fn run(&self, on_start: &mut dyn FnMut()) -> Option<Outcome>;
+    /// Settles the task with `err` unless it is settled already.
+    fn settle_err(&self, err: TaskError) -> Option<Phase>;
+}
+
+/// How a task that a worker ran ended, for the pool's counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    Returned,
+    Panicked,
+}
+
+/// A task whose result type is `T`: what a [`TaskHandle`] polls.
+pub(crate) trait Output<T>: Runnable {
+    fn poll_result(&self, cx: &mut Context<'_>) -> Poll<Result<T, TaskError>>;
+    /// Takes the result if it is there and not yet taken.
+    fn take_result(&self) -> Option<Result<T, TaskError>>;
+}
+
+pub(crate) struct Task<F, T> {
+    header: Header,
+    /// Taken by the worker that wins `QUEUED → RUNNING`.
+    body: UnsafeCell<Option<F>>,
+    /// Written by the settling party while the state is `WRITING`, read after `DONE`.
+    result: UnsafeCell<Option<Result<T, TaskError>>>,
+}
+
+// SAFETY: `body` is only touched by the worker that won `QUEUED → RUNNING`; `result` only by the
+// party that won the CAS to `WRITING` and, after `DONE` (release/acquire), by the handle that
+// wins `DONE → TAKEN`. So no two threads access either cell at once.
+unsafe impl<F: Send, T: Send> Sync for Task<F, T> {}
+unsafe impl<F: Send, T: Send> Send for Task<F, T> {}
+
+impl<F, T> Task<F, T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    pub(crate) fn new(body: F) -> Arc<Self> {
+        Arc::new(Task { header: Header::new(), body: UnsafeCell::new(Some(body)), result: UnsafeCell::new(None) })
+    }
+
+    /// Hands the closure back from a task that was never admitted.
+    pub(crate) fn into_body(self: Arc<Self>) -> F {
+        match Arc::try_unwrap(self) {
+            Ok(task) => task.body.with_mut(|b| unsafe { (*b).take() }).expect("body present until run"),
+            Err(_) => unreachable!("a task that was not admitted has one owner"),
+        }
+    }
+
+    fn write(&self, result: Result<T, TaskError>) {
+        // SAFETY: the caller won the CAS to WRITING, so it is the only one touching `result`.
+        self.result.with_mut(|r| unsafe { *r = Some(result) });
+        self.header.state.store(DONE, Ordering::Release);
+    }
+}
+
+impl<F, T> Runnable for Task<F, T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    fn header(&self) -> &Header {
+        &self.header
+    }
+
+    fn run(&self, on_start: &mut dyn FnMut()) -> Option<Outcome> {
+        if self.header.state.compare_exchange(QUEUED, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            return None;
+        }
+        on_start();
+        // SAFETY: winning QUEUED → RUNNING makes this the only thread touching `body`.
+        let body = self.body.with_mut(|b| unsafe { (*b).take() })?;
+        let result = CURRENT.with(|c| {
+            let prev = c.replace(&self.header as *const Header);
+            let r = crate::panic::catch(move || body());
+            c.set(prev);
+            r
+        });
+        let (result, outcome) = match result {
+            Ok(v) => (Ok(v), Outcome::Returned),
+            Err(e) => (Err(e), Outcome::Panicked),
+        };
+        // Still ours unless cancel/timeout/crash settled it while it ran.
+        self.header.begin_settle()?;
+        self.write(result);
+        Some(outcome)
+    }
+
+    fn settle_err(&self, err: TaskError) -> Option<Phase> {
+        let phase = self.header.begin_settle()?;
+        if phase == Phase::Queued {
+            // The body will never run: drop its captures now, not when a worker pops it.
+            // SAFETY: the body is only taken by the worker that wins QUEUED → RUNNING, and we
+            // just moved the state past QUEUED, so no worker can take it any more.
+            drop(self.body.with_mut(|b| unsafe { (*b).take() }));
+        }
+        self.write(Err(err));
+        Some(phase)
+    }
+}
+
+impl<F, T> Output<T> for Task<F, T>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    fn poll_result(&self, cx: &mut Context<'_>) -> Poll<Result<T, TaskError>> {
+        if let Some(r) = self.take_result() {
+            return Poll::Ready(r);
+        }
+        *self.header.waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(cx.waker().clone());
+        // Re-check after registering: delivery may have run between the two steps.
+        match self.take_result() {
+            Some(r) => Poll::Ready(r),
+            None => Poll::Pending,
+        }
+    }
+
+    fn take_result(&self) -> Option<Result<T, TaskError>> {
+        if self.header.state.compare_exchange(DONE, TAKEN, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            // SAFETY: DONE was published with release after the write; winning DONE → TAKEN
+            // makes us the only reader.
+            self.result.with_mut(|r| unsafe { (*r).take() })
+        } else {
+            None
+        }
+    }
+}
+
+std::thread_local! {
+    /// The header of the task this worker thread is running, for [`is_cancelled`].
+    static CURRENT: std::cell::Cell<*const Header> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+/// Inside a task: whether its promise/handle was already settled by cancellation or its
+/// deadline, so the body may stop early (its result will be dropped). `false` outside tasks.
+pub fn is_cancelled() -> bool {
+    CURRENT.with(|c| {
+        let p = c.get();
+        // SAFETY: CURRENT points at the header of the task this thread is running; the task is
+        // kept alive by the worker for the whole run.
+        !p.is_null() && unsafe { (*p).is_settled() }
+    })
+}
+
+/// The result of an accepted task; a future that resolves once the task is settled.
+///
+/// Dropping the handle does not cancel the task, and an unread result never blocks a worker
+/// or shutdown.
+#[must_use = "a TaskHandle does nothing unless awaited (the task runs anyway)"]
+pub struct TaskHandle<T> {
+    pub(crate) task: Arc<dyn Output<T>>,
+}
+
+impl<T> TaskHandle<T> {
+    /// Whether the task has been settled (a value, an error, or cancellation).
+    pub fn is_finished(&self) -> bool {
+        self.task.header().is_settled()
+    }
+}
+
+impl<T> Future for TaskHandle<T> {
+    type Output = Result<T, TaskError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.task.poll_result(cx)
+    }
+}
+
+impl<T> std::fmt::Debug for TaskHandle<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskHandle").field("finished", &self.is_finished()).finish()
+    }
+}

@@ -1,0 +1,49 @@
+//! Helpers shared by the native test files: latches (never sleeps) and the stats invariant.
+#![allow(dead_code)]
+
+use ringpool::WorkerPool;
+use std::sync::{Arc, Condvar, Mutex};
+
+/// A one-shot latch: `wait` blocks until `open` was called.
+#[derive(Clone, Default)]
+pub struct Latch(Arc<(Mutex<bool>, Condvar)>);
+
+impl Latch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    pub fn open(&self) {
+        *self.0 .0.lock().unwrap() = true;
+        self.0 .1.notify_all();
+    }
+    pub fn wait(&self) {
+        let mut open = self.0 .0.lock().unwrap();
+        while !*open {
+            open = self.0 .1.wait(open).unwrap();
+        }
+    }
+    pub fn is_open(&self) -> bool {
+        *self.0 .0.lock().unwrap()
+    }
+}
+
+/// Occupies one worker until the returned `release` latch opens; returns once the task runs.
+pub fn occupy_worker(pool: &WorkerPool) -> (Latch, ringpool::TaskHandle<()>) {
+    let (running, release) = (Latch::new(), Latch::new());
+    let (r, g) = (running.clone(), release.clone());
+    let handle = pool
+        .try_submit(move || {
+            r.open();
+            g.wait();
+        })
+        .expect("submit the blocking task");
+    running.wait();
+    (release, handle)
+}
+
+/// `accepted = completed + failed + queued + running`, checked once the pool is quiet.
+pub fn assert_invariant(pool: &WorkerPool) {
+    let s = pool.stats();
+    assert_eq!(s.accepted, s.completed + s.failed + s.queued + s.running, "stats invariant broken: {s:?}");
+    assert!(s.accepted <= s.accepted + s.rejected);
+}
