@@ -14,6 +14,8 @@
 //! block_on(pool.shutdown()).unwrap();
 //! ```
 
+#![cfg_attr(all(target_arch = "wasm32", not(loom)), feature(stdarch_wasm_atomic_wait))]
+
 pub mod ring;
 mod sync;
 
@@ -44,7 +46,7 @@ pub use cancel::CancelToken;
 #[cfg(not(loom))]
 pub use error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
 #[cfg(not(loom))]
-pub use pool::{worker_id, worker_index, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
+pub use pool::{live_worker_threads, worker_id, worker_index, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
 #[cfg(not(loom))]
 pub use task::{is_cancelled, TaskHandle};
 

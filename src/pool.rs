@@ -135,6 +135,7 @@ impl Shared {
     pub(crate) fn work(&self, index: usize) {
         let slot = &self.slots[index];
         let c = &self.counters;
+        LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
         while let Some(task) = self.dispatch.next() {
             *slot.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(task.clone());
             let mut ran = false;
@@ -154,6 +155,7 @@ impl Shared {
                 None => {}
             }
         }
+        LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// A worker returns from `work`: the last one out finishes shutdown.
@@ -211,6 +213,14 @@ pub(crate) fn enter_worker(index: usize) {
     WORKER.with(|w| w.set(Some((index, id))));
 }
 
+/// Worker threads currently inside the worker loop, across all pools (for leak tests).
+static LIVE_THREADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[doc(hidden)]
+pub fn live_worker_threads() -> usize {
+    LIVE_THREADS.load(Ordering::SeqCst)
+}
+
 /// Inside a task: the index (`0..workers`) of the worker running it.
 pub fn worker_index() -> Option<usize> {
     WORKER.with(|w| w.get().map(|(i, _)| i))
@@ -234,6 +244,14 @@ pub struct WorkerPool {
 impl WorkerPool {
     /// Starts `workers` workers and a queue of `queue_capacity` slots.
     pub fn new(workers: usize, queue_capacity: usize) -> Result<Self, BuildError> {
+        Self::build(workers, queue_capacity, backend::Backend::start)
+    }
+
+    pub(crate) fn build(
+        workers: usize,
+        queue_capacity: usize,
+        start: impl FnOnce(&Arc<Shared>) -> Result<backend::Backend, BuildError>,
+    ) -> Result<Self, BuildError> {
         if workers == 0 || workers > MAX_WORKERS {
             return Err(BuildError::Workers(workers));
         }
@@ -250,7 +268,7 @@ impl WorkerPool {
             shutdown_waiters: Mutex::new(Vec::new()),
             delivery: backend::Delivery::default(),
         });
-        let backend = backend::Backend::start(&shared)?;
+        let backend = start(&shared)?;
         Ok(WorkerPool { shared, backend })
     }
 
@@ -348,6 +366,15 @@ impl WorkerPool {
         self.shared.counters.running_peak.load(Ordering::SeqCst)
     }
 }
+
+// The pool's shared state is only changed through atomics and short critical sections that do
+// not panic, so a caught panic cannot leave it inconsistent. (wasm-bindgen needs these when
+// panics unwind, because every export runs under `catch_unwind`.)
+impl std::panic::UnwindSafe for Shared {}
+impl std::panic::RefUnwindSafe for Shared {}
+impl std::panic::UnwindSafe for WorkerPool {}
+impl std::panic::RefUnwindSafe for WorkerPool {}
+impl std::panic::UnwindSafe for Shutdown {}
 
 impl Drop for WorkerPool {
     fn drop(&mut self) {

@@ -252,7 +252,7 @@ impl<T> std::fmt::Debug for Ring<T> {
     }
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(all(test, not(loom), not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
 

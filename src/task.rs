@@ -74,6 +74,12 @@ impl Header {
         }
     }
 
+    /// The result is written and may be taken.
+    #[allow(dead_code)]
+    pub(crate) fn is_done(&self) -> bool {
+        self.state.load(Ordering::Acquire) >= DONE
+    }
+
     pub(crate) fn is_settled(&self) -> bool {
         self.state.load(Ordering::Acquire) >= WRITING
     }

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Invalid pool sizes are refused with a `BuildError` naming the argument; nothing panics.
 
 use ringpool::{BuildError, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};

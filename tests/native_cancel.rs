@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Cancellation and deadlines: a task cancelled before submission is refused and never runs;
 //! cancelled or timed out while queued, it settles at once and its body never runs.
 

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Never more than `workers` bodies at once: 24 tasks on 3 workers.
 
 mod common;

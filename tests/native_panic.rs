@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! A panic becomes `TaskError::Panicked` with message and location; the same worker then runs
 //! the next task. A task's own error value comes back untouched.
 

@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! A full queue answers at once and hands the closure back; shutdown then drains what was
 //! accepted, and later submissions are refused as closed.
 

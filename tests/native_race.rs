@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! 64 producers × 64 attempts racing 16 concurrent shutdowns: every accepted task runs once and
 //! is delivered once; nothing refused runs.
 

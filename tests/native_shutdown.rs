@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Shutdown: unread results never block it; a timed-out shutdown neither cancels tasks nor
 //! reopens admission; a second shutdown completes; a finished one succeeds at once.
 

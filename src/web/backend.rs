@@ -1,0 +1,387 @@
+//! wasm back end: Web Workers (worker_threads in Node) that share this module and its memory,
+//! and the completion path back to the thread that owns the pool.
+//!
+//! Completion protocol (see `src/README.md`): a worker that settles a task pushes it onto an
+//! intrusive Treiber stack (`Delivery::head`). Only the push that finds the stack *empty* rings
+//! the doorbell — bumps `Delivery::bell` and `memory.atomic.notify`s it (or, in message mode,
+//! posts one message) — so a burst of completions costs one wake-up. The owner thread, woken by
+//! `Atomics.waitAsync`, reads the bell, swaps the whole stack out, and resolves every promise in
+//! submission order. A push after the swap finds the stack empty and rings again; a ring between
+//! the bell read and the re-arm makes `waitAsync` return at once. So no completion is stranded
+//! and the owner thread never blocks.
+
+use crate::error::BuildError;
+use crate::pool::{Shared, TaskRef};
+use crate::sync::{Arc, AtomicPtr, AtomicU32, Futex, Ordering};
+use std::cell::{Cell, RefCell};
+use std::panic::AssertUnwindSafe;
+use std::rc::Rc;
+use std::time::Duration;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/web/worker.js")]
+extern "C" {
+    pub(crate) type WorkerSet;
+    #[wasm_bindgen(constructor)]
+    fn new(glue_url: &str, module: &JsValue, memory: &JsValue, shared_ptr: u32, name: &str, on_event: &js_sys::Function) -> WorkerSet;
+    #[wasm_bindgen(method)]
+    fn spawn(this: &WorkerSet, index: u32);
+    #[wasm_bindgen(method)]
+    fn terminate(this: &WorkerSet, index: u32);
+    #[wasm_bindgen(method, js_name = terminateAll)]
+    fn terminate_all(this: &WorkerSet);
+    #[wasm_bindgen(method)]
+    fn watch(this: &WorkerSet, byte_addr: u32, drain: &js_sys::Function);
+
+    fn schedule(ms: f64, callback: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = crossOriginIsolationProblem)]
+    fn cross_origin_isolation_problem() -> Option<String>;
+    #[wasm_bindgen(js_name = postDoorbell)]
+    fn post_doorbell();
+}
+
+#[wasm_bindgen]
+extern "C" {
+    type ImportMeta;
+    #[wasm_bindgen(method, getter)]
+    fn url(this: &ImportMeta) -> String;
+    #[wasm_bindgen(thread_local_v2, js_namespace = import, js_name = meta)]
+    static IMPORT_META: ImportMeta;
+}
+
+/// How a worker tells the owner thread that completions are waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doorbell {
+    /// `memory.atomic.notify` on a word the owner watches with `Atomics.waitAsync`.
+    WaitAsync,
+    /// One `postMessage` to the owner.
+    Message,
+}
+
+struct Node {
+    next: *mut Node,
+    task: TaskRef,
+}
+
+/// Completions on their way to the owner thread.
+pub(crate) struct Delivery {
+    /// Top of a Treiber stack of `Node`s pushed by settling threads, taken whole by the owner.
+    head: AtomicPtr<Node>,
+    /// The doorbell word the owner watches (waitAsync mode).
+    bell: Futex,
+    /// `Doorbell::Message as u32` if workers post a message instead of notifying.
+    message_mode: AtomicU32,
+    /// Thread id of the owner (the thread that created the pool).
+    owner: AtomicU32,
+}
+
+impl Default for Delivery {
+    fn default() -> Self {
+        Delivery {
+            head: AtomicPtr::new(std::ptr::null_mut()),
+            bell: Futex::new(0),
+            message_mode: AtomicU32::new(0),
+            owner: AtomicU32::new(thread_id()),
+        }
+    }
+}
+
+fn thread_id() -> u32 {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    std::thread_local!(static ID: u32 = NEXT.fetch_add(1, Ordering::SeqCst));
+    ID.with(|id| *id)
+}
+
+pub(crate) fn deliver(shared: &Shared, task: TaskRef) {
+    let d = &shared.delivery;
+    let node = Box::into_raw(Box::new(Node { next: std::ptr::null_mut(), task }));
+    let mut head = d.head.load(Ordering::Acquire);
+    loop {
+        // SAFETY: `node` is ours until the CAS publishes it.
+        unsafe { (*node).next = head };
+        match d.head.compare_exchange_weak(head, node, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => break,
+            Err(h) => head = h,
+        }
+    }
+    if head.is_null() {
+        ring(shared);
+    }
+}
+
+/// Wakes the owner thread's drain.
+fn ring(shared: &Shared) {
+    let d = &shared.delivery;
+    // On the owner thread itself (cancel, timeout, crash) the bell is the only way: its own
+    // pending `waitAsync` wakes on the next turn.
+    if d.message_mode.load(Ordering::Relaxed) == 1 && d.owner.load(Ordering::Relaxed) != thread_id() {
+        post_doorbell();
+    } else {
+        d.bell.bump_and_wake(1);
+    }
+}
+
+pub(crate) fn all_workers_exited(shared: &Shared) {
+    // Runs on the owner thread (exits are counted from the workers' "exited" messages).
+    shared.wake_shutdown_waiters();
+}
+
+/// Takes every delivered completion, oldest first.
+fn take_completions(shared: &Shared) -> Vec<TaskRef> {
+    let mut p = shared.delivery.head.swap(std::ptr::null_mut(), Ordering::AcqRel);
+    let mut out = Vec::new();
+    while !p.is_null() {
+        // SAFETY: the swap made the whole list ours; every node came from `Box::into_raw`.
+        let node = unsafe { Box::from_raw(p) };
+        p = node.next;
+        out.push(node.task);
+    }
+    out.reverse();
+    out
+}
+
+pub(crate) type Deadline = f64;
+
+/// Owner-thread half of the pool: the workers, their lifecycle and the drain loop.
+#[derive(Clone)]
+pub(crate) struct Backend {
+    main: Rc<Main>,
+}
+
+pub(crate) struct Main {
+    shared: Arc<Shared>,
+    set: WorkerSet,
+    doorbell: Doorbell,
+    /// Workers that said "ready" at least once (replacements included).
+    pub(crate) ready: Cell<usize>,
+    /// Each worker's state: has it ever been ready.
+    was_ready: RefCell<Vec<bool>>,
+    /// Called once every worker is ready, or with an error if one failed to start.
+    pub(crate) on_ready: RefCell<Vec<Box<dyn FnOnce(Result<(), String>)>>>,
+    pub(crate) start_error: RefCell<Option<String>>,
+    replaced: Cell<u64>,
+    /// Keeps the owner half alive until every worker has exited, even if the pool handle is
+    /// dropped: accepted tasks still run.
+    keepalive: RefCell<Option<Rc<Main>>>,
+    _on_event: Closure<dyn FnMut(String, i32, String)>,
+    _drain: Closure<dyn FnMut() -> bool>,
+}
+
+impl Backend {
+    pub(crate) fn start(shared: &Arc<Shared>) -> Result<Self, BuildError> {
+        Self::start_with(shared, Doorbell::WaitAsync)
+    }
+
+    pub(crate) fn start_with(shared: &Arc<Shared>, doorbell: Doorbell) -> Result<Self, BuildError> {
+        if let Some(problem) = cross_origin_isolation_problem() {
+            shared.dispatch.close();
+            return Err(BuildError::Spawn(problem));
+        }
+        shared.delivery.message_mode.store((doorbell == Doorbell::Message) as u32, Ordering::Relaxed);
+        let glue_url = IMPORT_META.with(ImportMeta::url);
+        let main = Rc::new_cyclic(|weak: &std::rc::Weak<Main>| {
+            // Closures must be UnwindSafe under panic=unwind; `Main` is only used on this thread.
+            let w = AssertUnwindSafe(weak.clone());
+            let on_event = Closure::new(move |kind: String, index: i32, detail: String| {
+                let w = &w;
+                if let Some(main) = w.0.upgrade() {
+                    main.on_event(&kind, index, detail);
+                }
+            });
+            let w = AssertUnwindSafe(weak.clone());
+            let drain = Closure::new(move || {
+                let w = &w;
+                w.0.upgrade().is_some_and(|main| main.drain())
+            });
+            // One strong count per worker is handed over as a raw pointer.
+            let set = WorkerSet::new(
+                &glue_url,
+                &wasm_bindgen::module(),
+                &wasm_bindgen::memory(),
+                Arc::as_ptr(shared) as u32,
+                "pool",
+                on_event.as_ref().unchecked_ref(),
+            );
+            Main {
+                shared: shared.clone(),
+                set,
+                doorbell,
+                ready: Cell::new(0),
+                was_ready: RefCell::new(vec![false; shared.workers]),
+                on_ready: RefCell::new(Vec::new()),
+                start_error: RefCell::new(None),
+                replaced: Cell::new(0),
+                keepalive: RefCell::new(None),
+                _on_event: on_event,
+                _drain: drain,
+            }
+        });
+        *main.keepalive.borrow_mut() = Some(main.clone());
+        for index in 0..shared.workers {
+            main.spawn(index);
+        }
+        main.set.watch(shared.delivery.bell_addr(), main._drain.as_ref().unchecked_ref());
+        Ok(Backend { main })
+    }
+
+    pub(crate) fn main(&self) -> &Rc<Main> {
+        &self.main
+    }
+
+    pub(crate) fn deadline(&self, after: Duration) -> Deadline {
+        js_sys::Date::now() + after.as_secs_f64() * 1000.0
+    }
+
+    pub(crate) fn passed(&self, deadline: Deadline) -> bool {
+        js_sys::Date::now() >= deadline
+    }
+
+    pub(crate) fn after(&self, after: Duration, action: Box<dyn FnOnce() + Send>) {
+        schedule(after.as_secs_f64() * 1000.0, &once(action));
+    }
+
+    pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) {
+        let ms = (at - js_sys::Date::now()).max(0.0);
+        schedule(ms, &once(action));
+    }
+}
+
+/// wasm-bindgen's glue keeps an "instance terminated" flag in (shared) linear memory and sets
+/// it when a trap passes through any of its wrappers; every thread's glue then refuses calls.
+/// Workers enter Rust through the raw export so their traps do not set it, and a crash
+/// clears it in case something else did: the other threads are healthy.
+fn clear_terminated_flag() {
+    let exports = wasm_bindgen::exports();
+    let Ok(global) = js_sys::Reflect::get(&exports, &"__instance_terminated".into()) else { return };
+    let Ok(addr) = js_sys::Reflect::get(&global, &"value".into()) else { return };
+    if let Some(addr) = addr.as_f64() {
+        if addr > 0.0 {
+            // SAFETY: the export is the address of an aligned i32 static in our own memory.
+            unsafe { (*(addr as usize as *const AtomicU32)).store(0, Ordering::SeqCst) };
+        }
+    }
+}
+
+/// A one-shot JS callback. Timer actions only settle tasks and wake futures, so a panic in one
+/// cannot leave state half-updated that a later call would observe.
+fn once(action: Box<dyn FnOnce() + Send>) -> JsValue {
+    let action = AssertUnwindSafe(action);
+    Closure::once_into_js(move || {
+        let action = action;
+        (action.0)()
+    })
+}
+
+// wasm-bindgen requires unwind safety of everything its exports touch when panics unwind. The
+// owner-thread state is only mutated in small steps that cannot panic half-way.
+impl std::panic::RefUnwindSafe for Main {}
+impl std::panic::UnwindSafe for Main {}
+
+impl Delivery {
+    fn bell_addr(&self) -> u32 {
+        self.bell.as_ptr() as u32
+    }
+}
+
+impl Main {
+    fn spawn(&self, index: usize) {
+        // The worker's `Arc::from_raw` takes over this count.
+        std::mem::forget(self.shared.clone());
+        self.set.spawn(index as u32);
+    }
+
+    fn on_event(&self, kind: &str, index: i32, detail: String) {
+        match kind {
+            "ring" => {
+                self.drain();
+            }
+            "ready" => {
+                let i = index as usize;
+                let first = !std::mem::replace(&mut self.was_ready.borrow_mut()[i], true);
+                if first {
+                    self.ready.set(self.ready.get() + 1);
+                    if self.ready.get() == self.shared.workers {
+                        self.fire_ready(Ok(()));
+                    }
+                }
+            }
+            "exited" => {
+                self.set.terminate(index as u32);
+                self.shared.worker_exited();
+                self.stop_if_done();
+            }
+            "crashed" => self.worker_crashed(index as usize, detail),
+            _ => {}
+        }
+    }
+
+    fn stop_if_done(&self) {
+        if self.shared.is_stopped() {
+            // Let the watch loop see the stop and end, then let go of ourselves.
+            self.shared.delivery.bell.bump_and_wake(1);
+            drop(self.keepalive.borrow_mut().take());
+        }
+    }
+
+    fn fire_ready(&self, result: Result<(), String>) {
+        let waiters = std::mem::take(&mut *self.on_ready.borrow_mut());
+        for w in waiters {
+            w(result.clone());
+        }
+    }
+
+    /// A trap (not a panic) killed worker `index`: fail its task, replace the worker.
+    fn worker_crashed(&self, index: usize, detail: String) {
+        self.set.terminate(index as u32);
+        clear_terminated_flag();
+        let current = self.shared.slots[index].current.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(task) = current {
+            self.shared.settle_err(&task, crate::TaskError::WorkerCrashed);
+        }
+        let was_ready = self.was_ready.borrow()[index];
+        if !was_ready {
+            // It never started: the pool cannot reach its size.
+            let msg = format!("worker {index} failed to start: {detail}");
+            *self.start_error.borrow_mut() = Some(msg.clone());
+            self.fire_ready(Err(msg));
+            self.shared.dispatch.close();
+            self.shared.worker_exited();
+            self.stop_if_done();
+            return;
+        }
+        self.replaced.set(self.replaced.get() + 1);
+        self.spawn(index);
+    }
+
+    /// Resolves every delivered completion; `false` once the pool has stopped.
+    fn drain(&self) -> bool {
+        for task in take_completions(&self.shared) {
+            task.header().deliver();
+        }
+        !self.shared.is_stopped()
+    }
+
+    pub(crate) fn replaced(&self) -> u64 {
+        self.replaced.get()
+    }
+
+    pub(crate) fn terminate_all(&self) {
+        self.set.terminate_all();
+    }
+}
+
+impl Drop for Main {
+    fn drop(&mut self) {
+        self.set.terminate_all();
+    }
+}
+
+/// Entry of every worker thread; called by `worker.js` after `initSync`.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = ringpool_worker_entry, skip_typescript)]
+pub fn worker_entry(shared_ptr: u32, index: u32) {
+    // SAFETY: `Main::spawn` leaked one strong count for this worker and passed its pointer.
+    let shared = unsafe { Arc::from_raw(shared_ptr as *const Shared) };
+    crate::pool::enter_worker(index as usize);
+    shared.work(index as usize);
+}

@@ -1,0 +1,50 @@
+// Error classes of the JS API. Rust creates them through `makeError`; the package entry
+// re-exports the classes, so `instanceof` works for users.
+
+export class RingpoolError extends Error {
+  constructor(message, code, options) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+export class QueueFullError extends RingpoolError {
+  constructor(message = 'the task queue is full') { super(message, 'QUEUE_FULL'); }
+}
+export class PoolClosedError extends RingpoolError {
+  constructor(message = 'the pool is shut down and accepts no tasks') { super(message, 'POOL_CLOSED'); }
+}
+export class TimeoutError extends RingpoolError {
+  constructor(message = 'the task timed out') { super(message, 'TIMEOUT'); }
+}
+export class PanicError extends RingpoolError {
+  constructor(message, location) {
+    super(location ? `panicked at ${location}: ${message}` : `panicked: ${message}`, 'PANIC');
+    this.panicMessage = message;
+    this.location = location ?? null;
+  }
+}
+export class WorkerCrashedError extends RingpoolError {
+  constructor(message = 'the worker running the task crashed') { super(message, 'WORKER_CRASHED'); }
+}
+export class CancelledError extends RingpoolError {
+  constructor(message = 'the task was cancelled') { super(message, 'CANCELLED'); }
+}
+
+export function errorClasses() {
+  return { RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError };
+}
+
+export function makeError(kind, message, location) {
+  switch (kind) {
+    case 'QUEUE_FULL': return new QueueFullError();
+    case 'POOL_CLOSED': return new PoolClosedError(message || undefined);
+    case 'TIMEOUT': return new TimeoutError(message || undefined);
+    case 'PANIC': return new PanicError(message, location);
+    case 'WORKER_CRASHED': return new WorkerCrashedError();
+    case 'CANCELLED': return new CancelledError();
+    case 'RANGE': return new RangeError(message);
+    case 'TYPE': return new TypeError(message);
+    default: return new Error(message);
+  }
+}

@@ -1,0 +1,132 @@
+// Spawns the pool's workers and is itself each worker's entry script, so no separate file has
+// to be found at run time: `new Worker(import.meta.url)` (worker_threads in Node; blob URLs,
+// which `link_to!` would make, are refused there).
+//
+// Main side: `WorkerSet` starts workers, forwards their few lifecycle messages (ready, exited,
+// crashed, ring) to Rust, and watches the completion doorbell with `Atomics.waitAsync`.
+// Worker side: import the wasm-bindgen glue, `initSync` with the shared module and memory,
+// run the Rust worker loop, free the thread's stack and TLS, report, and close.
+
+const isNode = typeof process === 'object' && process?.versions?.node != null;
+
+export class WorkerSet {
+  constructor(glueUrl, module, memory, sharedPtr, name, onEvent) {
+    this.glueUrl = glueUrl;
+    this.module = module;
+    this.memory = memory;
+    this.sharedPtr = sharedPtr;
+    this.name = name;
+    this.onEvent = onEvent;
+    this.workers = new Map();
+  }
+
+  spawn(index) {
+    const data = { ringpool: true, glueUrl: this.glueUrl, module: this.module, memory: this.memory,
+      sharedPtr: this.sharedPtr, index };
+    const onMessage = (msg) => this.onEvent(msg.type, msg.index, msg.detail ?? '');
+    const onError = (err) => this.onEvent('crashed', index, String(err?.stack ?? err?.message ?? err));
+    if (isNode) {
+      const pending = import('node:worker_threads').then(({ Worker }) => {
+        const w = new Worker(new URL(import.meta.url), { workerData: data, name: `${this.name}-${index}` });
+        w.on('message', onMessage);
+        w.on('error', onError);
+        return w;
+      });
+      this.workers.set(index, pending);
+    } else {
+      const w = new Worker(new URL(import.meta.url), { type: 'module', name: `ringpool:${this.name}-${index}` });
+      w.onmessage = (e) => onMessage(e.data);
+      w.onerror = (e) => { e.preventDefault?.(); onError(e.message ?? e); };
+      w.postMessage(data);
+      this.workers.set(index, Promise.resolve(w));
+    }
+  }
+
+  terminate(index) {
+    const w = this.workers.get(index);
+    this.workers.delete(index);
+    if (w) w.then((w) => w.terminate());
+  }
+
+  terminateAll() {
+    for (const i of [...this.workers.keys()]) this.terminate(i);
+  }
+
+  // Calls `drain()` each time the 32-bit word at `byteAddr` changes; stops when it returns false.
+  watch(byteAddr, drain) {
+    const cells = new Int32Array(this.memory.buffer);
+    const idx = byteAddr >>> 2;
+    const loop = () => {
+      const seen = Atomics.load(cells, idx);
+      if (!drain()) return;
+      const r = Atomics.waitAsync(cells, idx, seen);
+      if (r.async) r.value.then(loop);
+      else queueMicrotask(loop);
+    };
+    loop();
+  }
+}
+
+export function schedule(ms, callback) {
+  return setTimeout(callback, ms);
+}
+
+export function microtask(callback) {
+  queueMicrotask(callback);
+}
+
+export function crossOriginIsolationProblem() {
+  if (isNode || typeof globalThis.crossOriginIsolated !== 'boolean') return null;
+  if (globalThis.crossOriginIsolated && typeof SharedArrayBuffer === 'function') return null;
+  return 'ringpool needs a cross-origin isolated page for SharedArrayBuffer: serve it with the headers ' +
+    '"Cross-Origin-Opener-Policy: same-origin" and "Cross-Origin-Embedder-Policy: require-corp"';
+}
+
+let post = null;
+export function postDoorbell() {
+  post({ type: 'ring', index: -1 });
+}
+
+async function runWorker(data, postToMain, close) {
+  post = postToMain;
+  let wasm;
+  try {
+    const glue = await import(data.glueUrl);
+    wasm = glue.initSync({ module: data.module, memory: data.memory });
+    postToMain({ type: 'ready', index: data.index });
+    // The raw export, not the glue wrapper: the wrapper marks the whole shared module as
+    // terminated after a trap, which would stop every other thread; a crash here is ours to
+    // report and the pool replaces this worker.
+    wasm.ringpool_worker_entry(data.sharedPtr, data.index);
+  } catch (err) {
+    postToMain({ type: 'crashed', index: data.index, detail: String(err?.stack ?? err) });
+    close();
+    return;
+  }
+  wasm.__wbindgen_thread_destroy();
+  postToMain({ type: 'exited', index: data.index });
+  close();
+}
+
+if (!globalThis.__ringpoolWorkerStarted) {
+  if (isNode) {
+    import('node:worker_threads').then(({ isMainThread, workerData, parentPort }) => {
+      if (isMainThread || !workerData?.ringpool || globalThis.__ringpoolWorkerStarted) return;
+      globalThis.__ringpoolWorkerStarted = true;
+      runWorker(workerData, (m) => parentPort.postMessage(m), () => parentPort.close());
+    });
+  } else if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope &&
+             self.name?.startsWith('ringpool:')) {
+    globalThis.__ringpoolWorkerStarted = true;
+    self.onmessage = (e) => {
+      self.onmessage = null;
+      runWorker(e.data, (m) => self.postMessage(m), () => self.close());
+    };
+  }
+}
+
+export function defaultWorkers() {
+  const n = globalThis.navigator?.hardwareConcurrency
+    ?? globalThis.process?.getBuiltinModule?.('node:os')?.availableParallelism?.();
+  return Number.isInteger(n) && n > 0 ? n : 4;
+}

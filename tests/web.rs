@@ -1,0 +1,229 @@
+//! The real wasm pool in headless Chromium (`wasm-pack test --headless --chrome -- --test web`):
+//! Web Workers sharing this module's memory, one promise per task, panics, a full queue,
+//! draining shutdown, the concurrency bound and create/shutdown cycles.
+//!
+//! Coordination uses atomics in shared memory: workers block in `memory.atomic.wait32`, the
+//! main thread waits with `Atomics.waitAsync` (it must never block). No sleeps.
+#![cfg(target_arch = "wasm32")]
+#![feature(stdarch_wasm_atomic_wait)]
+
+use js_sys::{Promise, Reflect};
+use ringpool::WorkerPool;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen(inline_js = "
+export function changed(memory, addr, from) {
+  const cells = new Int32Array(memory.buffer);
+  const r = Atomics.waitAsync(cells, addr >>> 2, from);
+  return r.async ? r.value : Promise.resolve(r.value);
+}
+export function isShared(memory) { return memory.buffer instanceof SharedArrayBuffer; }
+")]
+extern "C" {
+    fn changed(memory: &JsValue, addr: u32, from: i32) -> Promise;
+    #[wasm_bindgen(js_name = isShared)]
+    fn is_shared(memory: &JsValue) -> bool;
+}
+
+/// A flag in shared memory: workers block on it, the main thread awaits it without blocking.
+#[derive(Clone, Default)]
+struct Flag(Arc<AtomicI32>);
+
+impl Flag {
+    fn set(&self, v: i32) {
+        self.0.store(v, Ordering::SeqCst);
+        unsafe { core::arch::wasm32::memory_atomic_notify(self.0.as_ptr(), u32::MAX) };
+    }
+    fn add(&self, v: i32) -> i32 {
+        let n = self.0.fetch_add(v, Ordering::SeqCst) + v;
+        unsafe { core::arch::wasm32::memory_atomic_notify(self.0.as_ptr(), u32::MAX) };
+        n
+    }
+    fn get(&self) -> i32 {
+        self.0.load(Ordering::SeqCst)
+    }
+    /// Worker side: blocks until the value is at least `v`.
+    fn block_until(&self, v: i32) {
+        loop {
+            let cur = self.get();
+            if cur >= v {
+                return;
+            }
+            unsafe { core::arch::wasm32::memory_atomic_wait32(self.0.as_ptr(), cur, -1) };
+        }
+    }
+    /// Main side: resolves once the value is at least `v`.
+    async fn reached(&self, v: i32) {
+        loop {
+            let cur = self.get();
+            if cur >= v {
+                return;
+            }
+            JsFuture::from(changed(&wasm_bindgen::memory(), self.0.as_ptr() as u32, cur)).await.unwrap();
+        }
+    }
+}
+
+async fn settle(p: Promise) -> Result<JsValue, JsValue> {
+    JsFuture::from(p).await
+}
+
+fn field(v: &JsValue, k: &str) -> JsValue {
+    Reflect::get(v, &k.into()).unwrap()
+}
+
+async fn new_pool(workers: usize, cap: usize) -> WorkerPool {
+    let pool = WorkerPool::new(workers, cap).unwrap();
+    settle(pool.ready()).await.unwrap();
+    pool
+}
+
+fn assert_invariant(pool: &WorkerPool) {
+    let s = pool.stats();
+    assert_eq!(s.accepted, s.completed + s.failed + s.queued + s.running, "{s:?}");
+}
+
+#[wasm_bindgen_test]
+fn memory_is_shared() {
+    assert!(is_shared(&wasm_bindgen::memory()), "the wasm memory must be a SharedArrayBuffer");
+}
+
+#[wasm_bindgen_test]
+async fn one_promise_per_task() {
+    let pool = new_pool(3, 32).await;
+    let promises: Vec<Promise> =
+        (0..24u32).map(|i| pool.try_submit(move || i * i).unwrap().into_promise()).collect();
+    for (i, p) in promises.into_iter().enumerate() {
+        assert_eq!(settle(p).await.unwrap().as_f64(), Some((i * i) as f64));
+    }
+    settle_shutdown(&pool).await;
+    assert_eq!(pool.stats().completed, 24);
+    assert_invariant(&pool);
+}
+
+#[wasm_bindgen_test]
+async fn panic_rejects_then_the_same_worker_runs_the_next_task() {
+    let pool = new_pool(1, 4).await;
+    let first_id = Flag::default();
+    let f = first_id.clone();
+    let failing = pool
+        .try_submit(move || {
+            f.set(ringpool::worker_id().unwrap() as i32);
+            panic!("pixel {} out of range", 7);
+        })
+        .unwrap()
+        .into_promise_with(|()| JsValue::UNDEFINED);
+    let err = settle(failing).await.unwrap_err();
+    assert_eq!(field(&err, "name").as_string().as_deref(), Some("PanicError"));
+    assert_eq!(field(&err, "code").as_string().as_deref(), Some("PANIC"));
+    assert_eq!(field(&err, "panicMessage").as_string().as_deref(), Some("pixel 7 out of range"));
+    let location = field(&err, "location").as_string().unwrap();
+    assert!(location.starts_with("tests/web.rs:"), "{location}");
+
+    let next = pool.try_submit(|| ringpool::worker_id().unwrap() as u32).unwrap().into_promise();
+    let second_id = settle(next).await.unwrap().as_f64().unwrap() as i32;
+    assert_eq!(second_id, first_id.get(), "the worker survived the panic");
+    assert_eq!(pool.workers_replaced(), 0);
+    let s = pool.stats();
+    assert_eq!((s.panicked, s.crashed, s.completed), (1, 0, 1));
+    settle_shutdown(&pool).await;
+}
+
+#[wasm_bindgen_test]
+async fn queue_full_answers_at_once_and_shutdown_drains() {
+    let pool = new_pool(1, 2).await;
+    let (running, release) = (Flag::default(), Flag::default());
+    let (r, g) = (running.clone(), release.clone());
+    let blocker = pool.try_submit(move || {
+        r.set(1);
+        g.block_until(1);
+        "blocker"
+    });
+    let blocker = blocker.unwrap().into_promise();
+    running.reached(1).await;
+
+    let queued: Vec<Promise> = (0..2u32).map(|i| pool.try_submit(move || i).unwrap().into_promise()).collect();
+    let full = pool.try_submit(|| 99u32);
+    assert!(matches!(full, Err(ringpool::SubmitError::QueueFull(_))), "a full queue answers at once");
+    assert_eq!(pool.stats().queued, 2);
+
+    let shutdown = pool.shutdown();
+    assert!(matches!(pool.try_submit(|| 0u32), Err(ringpool::SubmitError::Closed(_))));
+    let done = wasm_bindgen_futures::future_to_promise(async move {
+        shutdown.await.unwrap();
+        Ok(JsValue::TRUE)
+    });
+    release.set(1);
+    assert_eq!(settle(done).await.unwrap(), JsValue::TRUE);
+    assert_eq!(settle(blocker).await.unwrap().as_string().as_deref(), Some("blocker"));
+    for (i, p) in queued.into_iter().enumerate() {
+        assert_eq!(settle(p).await.unwrap().as_f64(), Some(i as f64), "accepted before shutdown, so it ran");
+    }
+    let s = pool.stats();
+    assert_eq!((s.accepted, s.completed, s.rejected), (3, 3, 2));
+    assert_invariant(&pool);
+}
+
+#[wasm_bindgen_test]
+async fn peak_running_is_at_most_workers() {
+    let pool = new_pool(3, 32).await;
+    let (now, peak, arrived) = (Flag::default(), Flag::default(), Flag::default());
+    let promises: Vec<Promise> = (0..24u32)
+        .map(|i| {
+            let (now, peak, arrived) = (now.clone(), peak.clone(), arrived.clone());
+            pool.try_submit(move || {
+                let n = now.add(1);
+                peak.0.fetch_max(n, Ordering::SeqCst);
+                if i < 3 {
+                    // Only passes if three tasks run at the same time.
+                    arrived.add(1);
+                    arrived.block_until(3);
+                }
+                now.add(-1);
+                i
+            })
+            .unwrap()
+            .into_promise()
+        })
+        .collect();
+    for p in promises {
+        settle(p).await.unwrap();
+    }
+    settle_shutdown(&pool).await;
+    assert_eq!(peak.get(), 3);
+    assert!(pool.peak_running() <= 3);
+    assert_invariant(&pool);
+}
+
+#[wasm_bindgen_test]
+async fn create_and_shutdown_twenty_times_leaks_no_workers() {
+    let mut after_first = 0.0;
+    for round in 0..20 {
+        let pool = new_pool(2, 4).await;
+        let v = settle(pool.try_submit(move || round).unwrap().into_promise()).await.unwrap();
+        assert_eq!(v.as_f64(), Some(round as f64));
+        settle_shutdown(&pool).await;
+        assert_eq!(ringpool::live_worker_threads(), 0, "round {round}: a worker loop is still running");
+        if round == 1 {
+            after_first = ringpool::web::memory_bytes();
+        }
+    }
+    // Each worker has a 1 MiB stack: 36 unreleased stacks would show up here.
+    let grown = ringpool::web::memory_bytes() - after_first;
+    assert!(grown < 4.0 * 1024.0 * 1024.0, "memory grew by {grown} bytes over 18 cycles");
+}
+
+async fn settle_shutdown(pool: &WorkerPool) {
+    let shutdown = pool.shutdown();
+    let p = wasm_bindgen_futures::future_to_promise(async move {
+        shutdown.await.map_err(|e| JsValue::from_str(&e.to_string()))?;
+        Ok(JsValue::UNDEFINED)
+    });
+    settle(p).await.unwrap();
+}
