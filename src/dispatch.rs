@@ -20,7 +20,7 @@
 use crate::ring::{PushError, Ring};
 use crate::sync::{fence, AtomicU32, Ordering, Futex};
 
-pub(crate) struct Dispatch<T> {
+pub struct Dispatch<T> {
     pub(crate) ring: Ring<T>,
     /// Workers sleep on it; bumped by a submitter that saw `sleepers > 0`, and by `close`.
     bell: Futex,
@@ -29,12 +29,12 @@ pub(crate) struct Dispatch<T> {
 }
 
 impl<T> Dispatch<T> {
-    pub(crate) fn new(ring: Ring<T>) -> Self {
+    pub fn new(ring: Ring<T>) -> Self {
         Dispatch { ring, bell: Futex::new(0), sleepers: AtomicU32::new(0) }
     }
 
     /// Admission: lock-free, never waits; wakes one sleeping worker if there is one.
-    pub(crate) fn try_push(&self, value: T) -> Result<(), PushError<T>> {
+    pub fn try_push(&self, value: T) -> Result<(), PushError<T>> {
         self.ring.try_push(value)?;
         fence(Ordering::SeqCst);
         if self.sleepers.load(Ordering::SeqCst) > 0 {
@@ -45,7 +45,7 @@ impl<T> Dispatch<T> {
 
     /// Worker side: the next item, sleeping while the ring is empty and open. `None` once the
     /// ring is closed and drained: the worker should exit.
-    pub(crate) fn next(&self) -> Option<T> {
+    pub fn next(&self) -> Option<T> {
         loop {
             if let Some(v) = self.ring.pop() {
                 return Some(v);
@@ -63,7 +63,7 @@ impl<T> Dispatch<T> {
     }
 
     /// Closes admission and wakes every sleeper so workers can drain and exit.
-    pub(crate) fn close(&self) -> bool {
+    pub fn close(&self) -> bool {
         let first = self.ring.close();
         self.bell.bump_and_wake(u32::MAX);
         first

@@ -27,6 +27,12 @@ pub fn error_classes() -> JsValue {
     error_classes_js()
 }
 
+/// The shared `WebAssembly.Memory` every worker uses.
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
+}
+
 /// Current size of the shared wasm memory in bytes.
 #[wasm_bindgen(js_name = memoryBytes)]
 pub fn memory_bytes() -> f64 {

@@ -1,0 +1,36 @@
+// `npm run build`: the npm package in pkg/.
+//   1. wasm-pack (release, --target web) with std rebuilt for panic=unwind;
+//   2. wasm-opt from the npm `binaryen` package (Debian's 108 breaks unwinding; tests run the
+//      optimised output);
+//   3. pkg-template/ merged in: entry, types, README, package.json fields.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, readFileSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = join(root, 'pkg');
+const run = (cmd, args, env = {}) =>
+  execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+
+run('wasm-pack', ['build', '.', '--target', 'web', '--release', '--out-dir', 'pkg', '--out-name', 'ringpool'],
+  { CARGO_UNSTABLE_BUILD_STD: 'panic_unwind,std' });
+
+const wasm = join(pkg, 'ringpool_bg.wasm');
+const before = statSync(wasm).size;
+run(join(root, 'node_modules/.bin/wasm-opt'), ['-O3', wasm, '-o', wasm]);
+console.log(`wasm-opt: ${before} -> ${statSync(wasm).size} bytes`);
+
+const template = join(root, 'pkg-template');
+for (const f of readdirSync(template)) {
+  if (f !== 'package.json') copyFileSync(join(template, f), join(pkg, f));
+}
+const generated = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+const extra = JSON.parse(readFileSync(join(template, 'package.json'), 'utf8'));
+const merged = {
+  ...generated,
+  ...extra,
+  files: [...new Set([...(generated.files ?? []), ...extra.files])],
+};
+writeFileSync(join(pkg, 'package.json'), JSON.stringify(merged, null, 2) + '\n');
+console.log(`built ${merged.name}@${merged.version} in pkg/`);

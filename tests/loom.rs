@@ -1,0 +1,138 @@
+//! loom models of the ring, admission vs close, and the worker sleep/wake protocol.
+//! Run: `RUSTFLAGS="--cfg loom" cargo test --release --test loom` (scripts/test-native.sh).
+#![cfg(loom)]
+
+use loom::sync::Arc;
+use loom::thread;
+use ringpool::ring::{PushError, Ring};
+use ringpool::Dispatch;
+
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    model_bounded(3, f)
+}
+
+fn model_bounded(preemptions: usize, f: impl Fn() + Sync + Send + 'static) {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(preemptions);
+    // The ring spins (with loom's yield) while another thread is between its CAS and its
+    // stamp store; those paths are long but finite.
+    b.max_branches = 100_000;
+    b.check(f);
+}
+
+/// Two producers race for the last slot: exactly one wins, the loser gets its value back.
+#[test]
+fn ring_producers_race_for_one_slot() {
+    model(|| {
+        let ring = Arc::new(Ring::new(1).unwrap());
+        let producers: Vec<_> = (1..=2u32)
+            .map(|v| {
+                let ring = ring.clone();
+                thread::spawn(move || match ring.try_push(v) {
+                    Ok(()) => Some(v),
+                    Err(PushError::Full(back)) => {
+                        assert_eq!(back, v);
+                        None
+                    }
+                    Err(PushError::Closed(_)) => unreachable!(),
+                })
+            })
+            .collect();
+        let won: Vec<u32> = producers.into_iter().filter_map(|p| p.join().unwrap()).collect();
+        assert_eq!(won.len(), 1);
+        assert_eq!(ring.pop(), Some(won[0]));
+        assert_eq!(ring.pop(), None);
+    });
+}
+
+/// A producer and a consumer across a lap boundary of a one-slot ring: what was pushed is
+/// popped once, in order, never torn.
+#[test]
+fn ring_producer_consumer_wraparound() {
+    model(|| {
+        let ring = Arc::new(Ring::new(1).unwrap());
+        let producer = {
+            let ring = ring.clone();
+            thread::spawn(move || (1..=2u32).filter(|&v| ring.try_push(v).is_ok()).collect::<Vec<_>>())
+        };
+        let consumer = {
+            let ring = ring.clone();
+            thread::spawn(move || (0..2).filter_map(|_| ring.pop()).collect::<Vec<_>>())
+        };
+        let pushed = producer.join().unwrap();
+        let mut popped = consumer.join().unwrap();
+        popped.extend(std::iter::from_fn(|| ring.pop()));
+        assert_eq!(pushed, popped);
+    });
+}
+
+/// A push racing `close`: it either lands before the close (and is drained) or is refused
+/// with its value handed back. Never both, never lost.
+#[test]
+fn admission_and_close_are_ordered() {
+    model(|| {
+        let ring = Arc::new(Ring::new(2).unwrap());
+        let producer = {
+            let ring = ring.clone();
+            thread::spawn(move || ring.try_push(7u8).is_ok())
+        };
+        let closer = {
+            let ring = ring.clone();
+            thread::spawn(move || assert!(ring.close()))
+        };
+        let accepted = producer.join().unwrap();
+        closer.join().unwrap();
+        assert!(ring.is_closed());
+        assert_eq!(ring.pop().is_some(), accepted);
+        assert_eq!(ring.try_push(8), Err(PushError::Closed(8)));
+    });
+}
+
+/// A worker that finds the ring empty goes to sleep; a push must wake it (a lost wake-up is a
+/// loom deadlock), and close must let it exit after draining.
+#[test]
+fn sleeping_worker_is_woken_and_drains_before_exit() {
+    model(|| {
+        let d = Arc::new(Dispatch::new(Ring::new(2).unwrap()));
+        let worker = {
+            let d = d.clone();
+            thread::spawn(move || {
+                let mut got = Vec::new();
+                while let Some(v) = d.next() {
+                    got.push(v);
+                }
+                got
+            })
+        };
+        let accepted = d.try_push(1u8).is_ok();
+        d.close();
+        let got = worker.join().unwrap();
+        assert!(accepted);
+        assert_eq!(got, vec![1]);
+    });
+}
+
+/// Admission racing close with a live worker: every accepted item is consumed exactly once.
+#[test]
+fn accepted_equals_consumed_under_close() {
+    model(|| {
+        let d = Arc::new(Dispatch::new(Ring::new(1).unwrap()));
+        let worker = {
+            let d = d.clone();
+            thread::spawn(move || {
+                let mut n = 0;
+                while d.next().is_some() {
+                    n += 1;
+                }
+                n
+            })
+        };
+        let producer = {
+            let d = d.clone();
+            thread::spawn(move || (0..2u8).filter(|&v| d.try_push(v).is_ok()).count())
+        };
+        d.close();
+        let accepted = producer.join().unwrap();
+        assert_eq!(worker.join().unwrap(), accepted);
+    });
+}

@@ -1,0 +1,54 @@
+// Admission: a full queue answers at once, never more than workers + queueCapacity accepted
+// and unfinished, shutdown drains what was accepted and then refuses with PoolClosedError.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Pool, QueueFullError, PoolClosedError, diagnostics } from 'ringpool';
+import { assertInvariant, rejection } from './helpers.mjs';
+
+test('queue full rejects at once; accepted ≤ workers + queueCapacity', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 1 });
+  // Whatever the worker has popped by now, at most 1 running + 1 queued can be accepted.
+  const results = await Promise.allSettled([
+    pool.trySubmit(diagnostics.spin(50)),
+    pool.trySubmit(diagnostics.spin(0)),
+    pool.trySubmit(diagnostics.spin(0)),
+  ]);
+  const rejected = results.filter((r) => r.status === 'rejected');
+  assert.ok(rejected.length >= 1, 'three tasks cannot fit in 1 worker + 1 slot');
+  for (const r of rejected) {
+    assert.ok(r.reason instanceof QueueFullError);
+    assert.equal(r.reason.code, 'QUEUE_FULL');
+  }
+  const s = assertInvariant(pool);
+  assert.ok(s.accepted <= 2);
+  assert.equal(s.accepted + s.rejected, 3);
+  await pool.shutdown();
+});
+
+test('shutdown drains accepted tasks, then refuses', async () => {
+  const pool = await Pool.create({ workers: 2, queueCapacity: 16 });
+  const accepted = Array.from({ length: 12 }, () => pool.trySubmit(diagnostics.spin(1)));
+  const done = pool.shutdown();
+  const late = await rejection(pool.trySubmit(diagnostics.noop()));
+  assert.ok(late instanceof PoolClosedError);
+  assert.equal(late.code, 'POOL_CLOSED');
+  await done;
+  const values = await Promise.all(accepted);
+  assert.equal(values.length, 12);
+  const s = assertInvariant(pool);
+  assert.equal(s.completed, 12);
+  await pool.shutdown(); // a second call resolves at once
+});
+
+test('shutdown({timeout}) expiring rejects with TimeoutError and keeps tasks running', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
+  const running = pool.trySubmit(diagnostics.spin(200));
+  const queued = pool.trySubmit(diagnostics.noop());
+  const err = await rejection(pool.shutdown({ timeout: 1 }));
+  assert.equal(err.code, 'TIMEOUT');
+  assert.ok(await rejection(pool.trySubmit(diagnostics.noop())) instanceof PoolClosedError);
+  await pool.shutdown();
+  assert.ok((await running) >= 200);
+  assert.equal(await queued, undefined);
+  await pool.shutdown({ timeout: 0 }); // already done: resolves whatever the timeout
+});

@@ -1,0 +1,29 @@
+// The installed npm package in Node worker_threads: shared memory, and the optimised .wasm
+// (what ships) still turns a panic into a PanicError and keeps the worker.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Pool, PanicError, wasmMemory, memoryBytes, diagnostics } from 'ringpool';
+import { assertInvariant, rejection } from './helpers.mjs';
+
+test('the wasm memory is a shared WebAssembly.Memory', () => {
+  assert.ok(wasmMemory() instanceof WebAssembly.Memory);
+  assert.ok(wasmMemory().buffer instanceof SharedArrayBuffer);
+  assert.equal(memoryBytes(), wasmMemory().buffer.byteLength);
+});
+
+test('optimised build: panic rejects with PanicError, the same worker runs the next task', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
+  const before = await pool.trySubmit(diagnostics.worker());
+  const err = await rejection(pool.trySubmit(diagnostics.panic('bad pixel')));
+  assert.ok(err instanceof PanicError);
+  assert.ok(err instanceof Error);
+  assert.equal(err.name, 'PanicError');
+  assert.equal(err.code, 'PANIC');
+  assert.equal(err.panicMessage, 'bad pixel');
+  assert.match(err.location, /^src\/web\/js\.rs:\d+:\d+$/);
+  assert.equal(await pool.trySubmit(diagnostics.worker()), before, 'same worker incarnation');
+  const s = assertInvariant(pool);
+  assert.equal(s.panicked, 1);
+  assert.equal(s.crashed, 0);
+  await pool.shutdown();
+});
