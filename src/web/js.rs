@@ -136,10 +136,15 @@ impl JsPool {
             Ok(s) => s,
             Err(e) => return Promise::reject(&e),
         };
-        let pool = match WorkerPool::new(workers, capacity) {
+        // Undocumented measurement knob (bench/doorbell.mjs): how workers signal completions.
+        let doorbell = match Reflect::get(&options, &"doorbell".into()).ok().and_then(|d| d.as_string()).as_deref() {
+            Some("message") => crate::web::Doorbell::Message,
+            _ => crate::web::Doorbell::WaitAsync,
+        };
+        let pool = match WorkerPool::with_doorbell(workers, capacity, doorbell) {
             Ok(p) => p,
             Err(crate::BuildError::Workers(_) | crate::BuildError::QueueCapacity(_)) => {
-                let e = WorkerPool::new(workers, capacity).unwrap_err();
+                let e = WorkerPool::with_doorbell(workers, capacity, doorbell).unwrap_err();
                 return Promise::reject(&js_error("RANGE", &e.to_string()));
             }
             Err(e) => return Promise::reject(&js_sys::Error::new(&e.to_string())),

@@ -1,0 +1,36 @@
+// `npm run demo`: serves www/ (and the built package at /pkg/) on http://127.0.0.1:8080/
+// (PORT overrides) with the COOP/COEP headers that SharedArrayBuffer needs.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, normalize, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const port = Number(process.env.PORT ?? 8080);
+const host = process.env.HOST ?? '127.0.0.1';
+const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml' };
+
+function resolve(url) {
+  const path = normalize(decodeURIComponent(new URL(url, 'http://x').pathname));
+  if (path.includes('..')) return null;
+  if (path.startsWith('/pkg/')) return join(root, path);
+  return join(root, 'www', path.endsWith('/') ? `${path}index.html` : path);
+}
+
+createServer(async (req, res) => {
+  const file = resolve(req.url);
+  try {
+    if (!file || !(await stat(file)).isFile()) throw new Error('not a file');
+    res.writeHead(200, {
+      'Content-Type': types[extname(file)] ?? 'application/octet-stream',
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Embedder-Policy': 'require-corp',
+      'Cache-Control': 'no-cache',
+    });
+    res.end(await readFile(file));
+  } catch {
+    res.writeHead(404, { 'Content-Type': 'text/plain' });
+    res.end('not found');
+  }
+}).listen(port, host, () => console.log(`ringpool demo: http://${host}:${port}/`));

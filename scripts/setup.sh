@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Installs what building and testing ringpool needs, skipping whatever is already there.
+# Run by `npm test`, `npm run demo` and `npm run build`; safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+
+log() { printf '[setup] %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_updated=0
+apt_install() {
+  if [ "$apt_updated" = 0 ]; then as_root apt-get update -qq; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# 1. Chromium and its driver (Debian's; the test tools must not download a browser).
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  log "installing chromium chromium-driver"
+  apt_install chromium chromium-driver
+fi
+
+# 2. Rust: nightly with rust-src (for -Z build-std) and the wasm32 target, as pinned by
+#    rust-toolchain.toml. If rustup cannot fetch them, fall back to Debian's rustc-web.
+rm -f target/toolchain.env
+channel=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)
+if [ "${RINGPOOL_FORCE_DEBIAN_RUST:-0}" != 1 ] \
+   && rustup toolchain install "$channel" --profile minimal --component rust-src --target wasm32-unknown-unknown >/tmp/ringpool-rustup.log 2>&1 \
+   && [ -d "$(rustc "+$channel" --print sysroot)/lib/rustlib/src/rust/library" ]; then
+  log "rust: $(rustc "+$channel" --version)"
+else
+  log "rustup could not provide nightly + rust-src; using Debian's rustc-web (see DESIGN.md)"
+  dpkg -s rustc-web cargo-web rust-web-src lld-22 >/dev/null 2>&1 || apt_install rustc-web cargo-web rust-web-src lld-22
+  mkdir -p target
+  cat > target/toolchain.env <<'ENV'
+export RUSTC_BOOTSTRAP=1
+export RUSTUP_TOOLCHAIN=ringpool-debian-web
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=/usr/lib/llvm-22/bin/wasm-ld
+ENV
+  # A rustup "linked" toolchain keeps `cargo`/`rustc` on PATH pointing at Debian's binaries.
+  tc="$HOME/.ringpool-debian-web"
+  mkdir -p "$tc/bin"
+  ln -sf /usr/bin/rustc-web "$tc/bin/rustc"
+  ln -sf /usr/bin/cargo-web "$tc/bin/cargo"
+  [ -e /usr/bin/rustdoc-web ] && ln -sf /usr/bin/rustdoc-web "$tc/bin/rustdoc"
+  rustup toolchain link ringpool-debian-web "$tc" >/dev/null
+  . target/toolchain.env
+  log "rust: $(rustc --version)"
+fi
+
+# 3. wasm-bindgen-cli at exactly the version Cargo.lock pins (wasm-pack would download it).
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  log "installing wasm-bindgen-cli $want (had: ${have:-none})"
+  cargo install --quiet wasm-bindgen-cli --version "$want" --force
+fi
+
+# 4. wasm-pack.
+if ! command -v wasm-pack >/dev/null; then
+  log "installing wasm-pack"
+  cargo install --quiet wasm-pack --version 0.15.1
+fi
+
+# 5. npm dev dependencies (binaryen's wasm-opt, test tools), when the lock file changed.
+stamp=node_modules/.ringpool-lock
+if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
+  log "installing npm dev dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+  cp package-lock.json "$stamp"
+fi
+
+log "ready"

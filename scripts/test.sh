@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every test suite; run by `npm test` after setup and build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+
+section() { printf '\n=== %s ===\n' "$*"; }
+
+section "native: unit, behaviour and doc tests on std::thread"
+cargo test --quiet
+
+section "loom: ring, admission vs close, sleep/wake"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --quiet --release --test loom
+
+section "browser: wasm-bindgen tests in headless Chromium"
+CARGO_UNSTABLE_BUILD_STD=panic_unwind,std \
+  wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver . --test web
+
+section "node: the built npm package, installed into a scratch project"
+scratch=target/npm-scratch
+rm -rf "$scratch" && mkdir -p "$scratch/test"
+(cd pkg && npm pack --silent --pack-destination "../$scratch" >/dev/null)
+cp tests/node/*.mjs "$scratch/test/"
+(
+  cd "$scratch"
+  echo '{ "name": "ringpool-scratch", "private": true, "type": "module" }' > package.json
+  npm install --silent --no-audit --no-fund ./ringpool-*.tgz
+  node --test test/*.test.mjs
+)
