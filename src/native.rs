@@ -7,8 +7,9 @@ use std::collections::BinaryHeap;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// Natively nothing is needed to carry completions.
+/// Natively nothing is needed to carry completions: the settling thread wakes the waker.
 #[derive(Default)]
+#[allow(dead_code)]
 pub(crate) struct Delivery;
 
 pub(crate) fn deliver(_shared: &Shared, task: TaskRef) {

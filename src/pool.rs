@@ -89,6 +89,7 @@ pub(crate) struct Shared {
     counters: Counters,
     /// Wakers of pending `shutdown` futures, woken when `live` reaches 0.
     pub(crate) shutdown_waiters: Mutex<Vec<Waker>>,
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub(crate) delivery: backend::Delivery,
 }
 

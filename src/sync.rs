@@ -9,14 +9,16 @@
 //! The main thread only ever calls [`Futex::wake`], which is a plain `notify`.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize};
+pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
 #[cfg(loom)]
 pub(crate) use loom::sync::{Arc, Mutex};
 #[cfg(loom)]
 pub(crate) use loom::thread::yield_now as spin_hint;
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize};
+pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
+#[cfg(all(not(loom), target_arch = "wasm32"))]
+pub(crate) use std::sync::atomic::AtomicPtr;
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Arc, Mutex};
 #[cfg(not(loom))]

@@ -151,7 +151,6 @@ pub(crate) struct Backend {
 pub(crate) struct Main {
     shared: Arc<Shared>,
     set: WorkerSet,
-    doorbell: Doorbell,
     /// Workers that said "ready" at least once (replacements included).
     pub(crate) ready: Cell<usize>,
     /// Each worker's state: has it ever been ready.
@@ -205,7 +204,6 @@ impl Backend {
             Main {
                 shared: shared.clone(),
                 set,
-                doorbell,
                 ready: Cell::new(0),
                 was_ready: RefCell::new(vec![false; shared.workers]),
                 on_ready: RefCell::new(Vec::new()),
@@ -365,9 +363,6 @@ impl Main {
         self.replaced.get()
     }
 
-    pub(crate) fn terminate_all(&self) {
-        self.set.terminate_all();
-    }
 }
 
 impl Drop for Main {
