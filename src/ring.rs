@@ -53,6 +53,41 @@ impl<T> std::fmt::Debug for PushError<T> {
 #[derive(Debug)]
 struct CachePadded<T>(T);
 
+/// Exponential backoff for the retry paths, as crossbeam's: a lost CAS spins a little longer
+/// each time; waiting for another thread's stamp eventually yields the core.
+struct Backoff(u32);
+
+impl Backoff {
+    const SPIN_LIMIT: u32 = 6;
+    const YIELD_LIMIT: u32 = 10;
+
+    #[inline]
+    fn spin(&mut self) {
+        #[cfg(loom)]
+        spin_hint();
+        #[cfg(not(loom))]
+        for _ in 0..1u32 << self.0.min(Self::SPIN_LIMIT) {
+            spin_hint();
+        }
+        self.0 = (self.0 + 1).min(Self::SPIN_LIMIT + 1);
+    }
+
+    #[inline]
+    fn snooze(&mut self) {
+        #[cfg(loom)]
+        spin_hint();
+        #[cfg(not(loom))]
+        if self.0 <= Self::SPIN_LIMIT {
+            for _ in 0..1u32 << self.0 {
+                spin_hint();
+            }
+        } else {
+            std::thread::yield_now();
+        }
+        self.0 = (self.0 + 1).min(Self::YIELD_LIMIT);
+    }
+}
+
 struct Slot<T> {
     /// `pos` of the producer that may write it (== pos), or `pos + 1` once written so the
     /// consumer at `pos` may read it; the consumer then sets it to `pos + one_lap`.
@@ -117,6 +152,7 @@ impl<T> Ring<T> {
 
     /// Pushes `value` unless the ring is full or closed. Never blocks or waits for space.
     pub fn try_push(&self, value: T) -> Result<(), PushError<T>> {
+        let mut backoff = Backoff(0);
         let mut tail = self.tail.0.load(Ordering::Relaxed);
         loop {
             if tail & self.mark_bit != 0 {
@@ -137,7 +173,10 @@ impl<T> Ring<T> {
                         slot.stamp.store(tail + 1, Ordering::Release);
                         return Ok(());
                     }
-                    Err(t) => tail = t,
+                    Err(t) => {
+                        tail = t;
+                        backoff.spin();
+                    }
                 }
             } else if stamp.wrapping_add(self.one_lap) == tail + 1 {
                 // The slot still holds last lap's value: full, unless a pop is under way.
@@ -146,11 +185,11 @@ impl<T> Ring<T> {
                 if head.wrapping_add(self.one_lap) == tail {
                     return Err(PushError::Full(value));
                 }
-                spin_hint();
+                backoff.spin();
                 tail = self.tail.0.load(Ordering::Relaxed);
             } else {
                 // Another producer claimed this position; catch up.
-                spin_hint();
+                backoff.snooze();
                 tail = self.tail.0.load(Ordering::Relaxed);
             }
         }
@@ -158,6 +197,7 @@ impl<T> Ring<T> {
 
     /// Pops the oldest value, or `None` if the ring is empty (closed or not).
     pub fn pop(&self) -> Option<T> {
+        let mut backoff = Backoff(0);
         let mut head = self.head.0.load(Ordering::Relaxed);
         loop {
             let index = head & (self.mark_bit - 1);
@@ -174,7 +214,10 @@ impl<T> Ring<T> {
                         slot.stamp.store(head.wrapping_add(self.one_lap), Ordering::Release);
                         return Some(value);
                     }
-                    Err(h) => head = h,
+                    Err(h) => {
+                        head = h;
+                        backoff.spin();
+                    }
                 }
             } else if stamp == head {
                 // Not written yet: empty, unless a push is between its CAS and its stamp.
@@ -183,10 +226,10 @@ impl<T> Ring<T> {
                 if tail & !self.mark_bit == head {
                     return None;
                 }
-                spin_hint();
+                backoff.spin();
                 head = self.head.0.load(Ordering::Relaxed);
             } else {
-                spin_hint();
+                backoff.snooze();
                 head = self.head.0.load(Ordering::Relaxed);
             }
         }

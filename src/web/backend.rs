@@ -54,7 +54,7 @@ extern "C" {
 pub enum Doorbell {
     /// `memory.atomic.notify` on a word the owner watches with `Atomics.waitAsync`.
     WaitAsync,
-    /// One `postMessage` to the owner.
+    /// One `postMessage` to the owner (the default: lower latency, see `src/README.md`).
     Message,
 }
 
@@ -168,7 +168,9 @@ pub(crate) struct Main {
 
 impl Backend {
     pub(crate) fn start(shared: &Arc<Shared>) -> Result<Self, BuildError> {
-        Self::start_with(shared, Doorbell::WaitAsync)
+        // bench/doorbell.mjs, Node 20 on this project's 2-core machine: p50 round trip 25 µs
+        // with a message vs 99 µs with waitAsync, equal burst throughput.
+        Self::start_with(shared, Doorbell::Message)
     }
 
     pub(crate) fn start_with(shared: &Arc<Shared>, doorbell: Doorbell) -> Result<Self, BuildError> {

@@ -138,8 +138,8 @@ impl JsPool {
         };
         // Undocumented measurement knob (bench/doorbell.mjs): how workers signal completions.
         let doorbell = match Reflect::get(&options, &"doorbell".into()).ok().and_then(|d| d.as_string()).as_deref() {
-            Some("message") => crate::web::Doorbell::Message,
-            _ => crate::web::Doorbell::WaitAsync,
+            Some("waitAsync") => crate::web::Doorbell::WaitAsync,
+            _ => crate::web::Doorbell::Message,
         };
         let pool = match WorkerPool::with_doorbell(workers, capacity, doorbell) {
             Ok(p) => p,
