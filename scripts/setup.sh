@@ -47,18 +47,23 @@ ENV
   log "rust: $(rustc --version)"
 fi
 
+# Tools are built outside the repo with the machine's default toolchain: inside it the pinned
+# nightly's cargo honours the tools' packaged lock files, which can name versions the
+# registry does not serve.
+cargo_install() { (cd / && cargo install --quiet "$@"); }
+
 # 3. wasm-bindgen-cli at exactly the version Cargo.lock pins (wasm-pack would download it).
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" != "$want" ]; then
   log "installing wasm-bindgen-cli $want (had: ${have:-none})"
-  cargo install --quiet wasm-bindgen-cli --version "$want" --force
+  cargo_install wasm-bindgen-cli --version "$want" --force
 fi
 
 # 4. wasm-pack.
 if ! command -v wasm-pack >/dev/null; then
   log "installing wasm-pack"
-  cargo install --quiet wasm-pack --version 0.15.1
+  cargo_install wasm-pack --version 0.15.1
 fi
 
 # 5. npm dev dependencies (binaryen's wasm-opt, test tools), when the lock file changed.
