@@ -12,6 +12,22 @@ export interface ShutdownOptions {
   timeout?: number;
 }
 
+export interface SubmitOptions {
+  /** Aborting it settles the task at once with `signal.reason`; a queued body never runs. */
+  signal?: AbortSignal;
+  /** Milliseconds covering queue time plus run time; then the task rejects with `TimeoutError`. */
+  timeout?: number;
+}
+
+/** Element types `pool.alloc` can back with pool memory. */
+export type PoolArrayConstructor =
+  | Int8ArrayConstructor | Uint8ArrayConstructor | Uint8ClampedArrayConstructor
+  | Int16ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor
+  | Float32ArrayConstructor | Float64ArrayConstructor | BigInt64ArrayConstructor | BigUint64ArrayConstructor;
+
+/** A self-contained function (sent as source; no closures) or a Rust-made `Task`. */
+export type TaskLike<A extends unknown[], R> = ((...args: A) => R | Promise<R>) | Task;
+
 export interface PoolStats {
   workers: number; queueCapacity: number; queued: number; running: number;
   accepted: number; rejected: number; completed: number; failed: number;
@@ -31,7 +47,13 @@ export declare class Pool {
   readonly workers: number;
   readonly queueCapacity: number;
   /** Never throws, never waits: refusals are already-rejected promises. */
-  trySubmit(task: Task): Promise<unknown>;
+  trySubmit<A extends unknown[], R>(task: TaskLike<A, R>, args?: A, options?: SubmitOptions): Promise<Awaited<R>>;
+  /** Like `trySubmit`, but waits (in order) for queue space instead of refusing. */
+  submit<A extends unknown[], R>(task: TaskLike<A, R>, args?: A, options?: SubmitOptions): Promise<Awaited<R>>;
+  /** A typed array in pool memory: crosses to tasks by reference (zero copy). */
+  alloc<C extends PoolArrayConstructor>(ctor: C, length: number): InstanceType<C>;
+  /** Returns an `alloc` view; it must not be used afterwards. */
+  free(view: ArrayBufferView): void;
   shutdown(options?: ShutdownOptions): Promise<void>;
   stats(): PoolStats;
   memoryBytes(): number;

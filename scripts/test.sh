@@ -5,17 +5,27 @@ cd "$(dirname "$0")/.."
 . scripts/env.sh
 
 section() { printf '\n=== %s ===\n' "$*"; }
+# `scripts/test.sh node browser` runs only those suites; no argument runs all.
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
+ONLY="$*"
 
+if want native; then
 section "native: unit, behaviour and doc tests on std::thread"
 cargo test --quiet
+fi
 
+if want loom; then
 section "loom: ring, admission vs close, sleep/wake"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test --quiet --release --test loom
+fi
 
+if want browser; then
 section "browser: wasm-bindgen tests in headless Chromium"
 CARGO_UNSTABLE_BUILD_STD=panic_unwind,std \
   wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver . --test web
+fi
 
+if want node; then
 section "node: the built npm package, installed into a scratch project"
 scratch=target/npm-scratch
 rm -rf "$scratch" && mkdir -p "$scratch/test"
@@ -27,3 +37,4 @@ cp tests/node/*.mjs "$scratch/test/"
   npm install --silent --no-audit --no-fund ./ringpool-*.tgz
   node --test test/*.test.mjs
 )
+fi

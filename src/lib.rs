@@ -30,6 +30,8 @@ mod panic;
 mod pool;
 #[cfg(not(loom))]
 mod task;
+#[cfg(not(loom))]
+pub mod value;
 
 #[cfg(all(not(loom), not(target_arch = "wasm32")))]
 mod native;

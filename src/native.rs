@@ -35,7 +35,9 @@ impl Backend {
                 .name(format!("ringpool-worker-{index}"))
                 .spawn(move || {
                     enter_worker(index);
-                    worker.work(index);
+                    // Only JS tasks suspend, and they do not exist natively.
+                    let suspended = worker.work(index);
+                    debug_assert!(suspended.is_none());
                     worker.worker_exited();
                 });
             if let Err(e) = spawned {

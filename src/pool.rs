@@ -70,8 +70,30 @@ struct Counters {
     running_peak: AtomicU64,
 }
 
-/// Stands for any panic in the counters (the real message lives in the task's result).
-const PANICKED: TaskError = TaskError::Panicked { message: String::new(), location: None };
+/// How a task was settled, for the counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Settled {
+    Completed,
+    /// The body returned a failure (a JS task that threw).
+    Failed,
+    Panicked,
+    Crashed,
+    Cancelled,
+    TimedOut,
+    Closed,
+}
+
+impl From<&TaskError> for Settled {
+    fn from(e: &TaskError) -> Self {
+        match e {
+            TaskError::Panicked { .. } => Settled::Panicked,
+            TaskError::WorkerCrashed => Settled::Crashed,
+            TaskError::Cancelled => Settled::Cancelled,
+            TaskError::TimedOut => Settled::TimedOut,
+            TaskError::PoolClosed => Settled::Closed,
+        }
+    }
+}
 
 /// Per-worker state shared with the back end.
 pub(crate) struct WorkerSlot {
@@ -95,28 +117,24 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// Settlement bookkeeping, then hand the task to whoever waits for it.
-    pub(crate) fn settled(&self, task: TaskRef, phase: Phase, err: Option<&TaskError>) {
+    pub(crate) fn settled(&self, task: TaskRef, phase: Phase, kind: Settled) {
         let c = &self.counters;
         if phase == Phase::Queued {
             c.settled_queued.fetch_add(1, Ordering::SeqCst);
         }
-        match err {
-            None => {
-                c.completed.fetch_add(1, Ordering::SeqCst);
-            }
-            Some(e) => {
-                let kind = match e {
-                    TaskError::Panicked { .. } => Some(&c.panicked),
-                    TaskError::WorkerCrashed => Some(&c.crashed),
-                    TaskError::Cancelled => Some(&c.cancelled),
-                    TaskError::TimedOut => Some(&c.timed_out),
-                    TaskError::PoolClosed => None,
-                };
-                if let Some(k) = kind {
-                    k.fetch_add(1, Ordering::SeqCst);
-                }
-                c.failed.fetch_add(1, Ordering::SeqCst);
-            }
+        let specific = match kind {
+            Settled::Completed => Some(&c.completed),
+            Settled::Panicked => Some(&c.panicked),
+            Settled::Crashed => Some(&c.crashed),
+            Settled::Cancelled => Some(&c.cancelled),
+            Settled::TimedOut => Some(&c.timed_out),
+            Settled::Failed | Settled::Closed => None,
+        };
+        if let Some(k) = specific {
+            k.fetch_add(1, Ordering::SeqCst);
+        }
+        if kind != Settled::Completed {
+            c.failed.fetch_add(1, Ordering::SeqCst);
         }
         backend::deliver(self, task);
     }
@@ -125,15 +143,17 @@ impl Shared {
     pub(crate) fn settle_err(&self, task: &TaskRef, err: TaskError) -> bool {
         match task.settle_err(err.clone()) {
             Some(phase) => {
-                self.settled(task.clone(), phase, Some(&err));
+                self.settled(task.clone(), phase, Settled::from(&err));
                 true
             }
             None => false,
         }
     }
 
-    /// The worker loop: run tasks until the ring is closed and drained.
-    pub(crate) fn work(&self, index: usize) {
+    /// The worker loop: run tasks until the ring is closed and drained (`None`), or until a
+    /// body suspends on a JS promise (`Some(task)`: finish it with [`Shared::resume`], then
+    /// call `work` again).
+    pub(crate) fn work(&self, index: usize) -> Option<TaskRef> {
         let slot = &self.slots[index];
         let c = &self.counters;
         LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
@@ -146,17 +166,34 @@ impl Shared {
                 let now = c.running_now.fetch_add(1, Ordering::SeqCst) + 1;
                 c.running_peak.fetch_max(now, Ordering::SeqCst);
             });
-            slot.current.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if ran {
-                c.running_now.fetch_sub(1, Ordering::SeqCst);
+            if outcome == Some(Outcome::Suspended) {
+                LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
+                return Some(task);
             }
-            match outcome {
-                Some(Outcome::Returned) => self.settled(task, Phase::Running, None),
-                Some(Outcome::Panicked) => self.settled(task, Phase::Running, Some(&PANICKED)),
-                None => {}
-            }
+            self.after_run(index, task, ran, outcome);
         }
         LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
+        None
+    }
+
+    /// Finishes a task that suspended in [`Shared::work`] on worker `index`.
+    #[allow(dead_code)]
+    pub(crate) fn resume(&self, index: usize, task: TaskRef, result: Box<dyn std::any::Any + Send>, failed: bool) {
+        let outcome = task.finish_suspended(result, failed);
+        self.after_run(index, task, true, outcome);
+    }
+
+    fn after_run(&self, index: usize, task: TaskRef, ran: bool, outcome: Option<Outcome>) {
+        self.slots[index].current.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if ran {
+            self.counters.running_now.fetch_sub(1, Ordering::SeqCst);
+        }
+        match outcome {
+            Some(Outcome::Returned) => self.settled(task, Phase::Running, Settled::Completed),
+            Some(Outcome::Failed) => self.settled(task, Phase::Running, Settled::Failed),
+            Some(Outcome::Panicked) => self.settled(task, Phase::Running, Settled::Panicked),
+            Some(Outcome::Suspended) | None => {}
+        }
     }
 
     /// A worker returns from `work`: the last one out finishes shutdown.

@@ -107,13 +107,37 @@ pub(crate) trait Runnable: Send + Sync {
     fn run(&self, on_start: &mut dyn FnMut()) -> Option<Outcome>;
     /// Settles the task with `err` unless it is settled already.
     fn settle_err(&self, err: TaskError) -> Option<Phase>;
+    /// Finishes a task whose body suspended: `result` must be the body's result type.
+    fn finish_suspended(&self, result: Box<dyn std::any::Any + Send>, failed: bool) -> Option<Outcome>;
 }
 
 /// How a task that a worker ran ended, for the pool's counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Outcome {
     Returned,
+    /// The body returned, but reported a failure (a JS task that threw).
+    Failed,
     Panicked,
+    /// The body is waiting for a JS promise; the worker must return to its event loop and
+    /// finish the task later with [`Runnable::finish_suspended`].
+    Suspended,
+}
+
+std::thread_local! {
+    /// Set by a body during its run: 1 = failed, 2 = suspended.
+    static BODY_SIGNAL: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+}
+
+/// Inside a body: the value it returns stands for a failure (counted in `failed`).
+#[allow(dead_code)]
+pub(crate) fn mark_failed() {
+    BODY_SIGNAL.with(|s| s.set(1));
+}
+
+/// Inside a body: the task is not finished; its placeholder return value is dropped.
+#[allow(dead_code)]
+pub(crate) fn mark_suspended() {
+    BODY_SIGNAL.with(|s| s.set(2));
 }
 
 /// A task whose result type is `T`: what a [`TaskHandle`] polls.
@@ -179,11 +203,15 @@ where
         let body = self.body.with_mut(|b| unsafe { (*b).take() })?;
         let result = CURRENT.with(|c| {
             let prev = c.replace(&self.header as *const Header);
+            BODY_SIGNAL.with(|s| s.set(0));
             let r = crate::panic::catch(move || body());
             c.set(prev);
             r
         });
+        let signal = BODY_SIGNAL.with(|s| s.replace(0));
         let (result, outcome) = match result {
+            Ok(_) if signal == 2 => return Some(Outcome::Suspended),
+            Ok(v) if signal == 1 => (Ok(v), Outcome::Failed),
             Ok(v) => (Ok(v), Outcome::Returned),
             Err(e) => (Err(e), Outcome::Panicked),
         };
@@ -203,6 +231,13 @@ where
         }
         self.write(Err(err));
         Some(phase)
+    }
+
+    fn finish_suspended(&self, result: Box<dyn std::any::Any + Send>, failed: bool) -> Option<Outcome> {
+        let value = *result.downcast::<T>().ok()?;
+        self.header.begin_settle()?;
+        self.write(Ok(value));
+        Some(if failed { Outcome::Failed } else { Outcome::Returned })
     }
 }
 

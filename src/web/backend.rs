@@ -162,6 +162,8 @@ pub(crate) struct Main {
     /// Keeps the owner half alive until every worker has exited, even if the pool handle is
     /// dropped: accepted tasks still run.
     keepalive: RefCell<Option<Rc<Main>>>,
+    /// Run after each drain that delivered something (the JS `Pool` admits waiting `submit`s).
+    on_drain: RefCell<Option<Box<dyn Fn()>>>,
     _on_event: Closure<dyn FnMut(String, i32, String)>,
     _drain: Closure<dyn FnMut() -> bool>,
 }
@@ -212,6 +214,7 @@ impl Backend {
                 start_error: RefCell::new(None),
                 replaced: Cell::new(0),
                 keepalive: RefCell::new(None),
+                on_drain: RefCell::new(None),
                 _on_event: on_event,
                 _drain: drain,
             }
@@ -355,10 +358,21 @@ impl Main {
 
     /// Resolves every delivered completion; `false` once the pool has stopped.
     fn drain(&self) -> bool {
-        for task in take_completions(&self.shared) {
+        let done = take_completions(&self.shared);
+        let any = !done.is_empty();
+        for task in done {
             task.header().deliver();
         }
+        if any {
+            if let Some(f) = self.on_drain.borrow().as_ref() {
+                f();
+            }
+        }
         !self.shared.is_stopped()
+    }
+
+    pub(crate) fn set_on_drain(&self, f: Box<dyn Fn()>) {
+        *self.on_drain.borrow_mut() = Some(f);
     }
 
     pub(crate) fn replaced(&self) -> u64 {
@@ -373,12 +387,50 @@ impl Drop for Main {
     }
 }
 
-/// Entry of every worker thread; called by `worker.js` after `initSync`.
+std::thread_local! {
+    /// This worker's pool, kept across re-entries after a suspended (async) task.
+    static WORKER_SHARED: RefCell<Option<Arc<Shared>>> = const { RefCell::new(None) };
+    /// The task this worker suspended on, until `worker.js` resumes it.
+    static WORKER_SUSPENDED: RefCell<Option<TaskRef>> = const { RefCell::new(None) };
+}
+
+/// Entry of every worker thread; called by `worker.js` after `initSync`, and again after each
+/// suspended task is resumed. Returns 0 when the pool is closed and drained (the worker
+/// should exit), 1 when a task suspended on a promise (`worker.js` awaits it, then calls
+/// `ringpool_worker_resume`).
 #[doc(hidden)]
 #[wasm_bindgen(js_name = ringpool_worker_entry, skip_typescript)]
-pub fn worker_entry(shared_ptr: u32, index: u32) {
-    // SAFETY: `Main::spawn` leaked one strong count for this worker and passed its pointer.
-    let shared = unsafe { Arc::from_raw(shared_ptr as *const Shared) };
-    crate::pool::enter_worker(index as usize);
-    shared.work(index as usize);
+pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
+    let shared = WORKER_SHARED.with(|w| {
+        w.borrow_mut()
+            .get_or_insert_with(|| {
+                crate::pool::enter_worker(index as usize);
+                // SAFETY: `Main::spawn` leaked one strong count for this worker and passed its
+                // pointer; it is taken over exactly once, on the first entry.
+                unsafe { Arc::from_raw(shared_ptr as *const Shared) }
+            })
+            .clone()
+    });
+    match shared.work(index as usize) {
+        None => {
+            WORKER_SHARED.with(|w| drop(w.borrow_mut().take()));
+            0
+        }
+        Some(task) => {
+            WORKER_SUSPENDED.with(|s| *s.borrow_mut() = Some(task));
+            1
+        }
+    }
+}
+
+/// Finishes the suspended task with the settled promise's value (`ok`) or reason.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = ringpool_worker_resume, skip_typescript)]
+pub fn worker_resume(index: u32, ok: bool, value: JsValue) {
+    let task = WORKER_SUSPENDED.with(|s| s.borrow_mut().take());
+    let shared = WORKER_SHARED.with(|w| w.borrow().clone());
+    if let (Some(task), Some(shared)) = (task, shared) {
+        let (outcome, failed) = super::jsfn::outcome_of(ok, &value);
+        shared.resume(index as usize, task, Box::new(outcome), failed);
+    }
 }

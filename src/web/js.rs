@@ -1,9 +1,17 @@
-//! The `#[wasm_bindgen]` `Pool` and Rust-made `Task`s, as the npm package exposes them.
-//! `trySubmit` never throws: every refusal is an already-rejected promise.
+//! The `#[wasm_bindgen]` `Pool` as the npm package exposes it, and Rust-made `Task`s.
+//! `trySubmit` never throws and never waits: every refusal is an already-rejected promise.
 
-use super::{js_error, memory_bytes};
-use crate::{SubmitError, WorkerPool};
-use js_sys::{Object, Promise, Reflect};
+use super::codec::from_js;
+use super::jsfn::{self, JsOutcome};
+use super::{js_error, memory_bytes, note_buffer, pool_view_offset, task_error_to_js};
+use crate::value::{Budget, TypedKind, Value};
+use crate::{CancelToken, SubmitError, TaskError, TaskOptions, WorkerPool};
+use js_sys::{Array, Function, Object, Promise, Reflect};
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::rc::{Rc, Weak};
+use std::time::Duration;
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -14,29 +22,34 @@ extern "C" {
     fn default_workers() -> f64;
 }
 
-/// A task result that can cross from a worker to the owner thread.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    Undefined,
-    Bool(bool),
-    Number(f64),
-    String(String),
-    Bytes(Vec<u8>),
+#[wasm_bindgen(inline_js = "
+export function isAbortSignal(s) {
+  return s !== null && typeof s === 'object' && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function';
+}
+export function onAbort(signal, callback) { signal.addEventListener('abort', () => callback(), { once: true }); }
+export function abortReason(signal) {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+export function makeTypedView(ctor, buffer, offset, length) { return new ctor(buffer, offset, length); }
+")]
+extern "C" {
+    #[wasm_bindgen(js_name = isAbortSignal)]
+    fn is_abort_signal(s: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = onAbort)]
+    fn on_abort(signal: &JsValue, callback: &JsValue);
+    #[wasm_bindgen(js_name = abortReason)]
+    fn abort_reason(signal: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = makeTypedView)]
+    fn make_typed_view(ctor: &JsValue, buffer: &JsValue, offset: u32, length: u32) -> JsValue;
 }
 
-impl From<Value> for JsValue {
-    fn from(v: Value) -> JsValue {
-        match v {
-            Value::Undefined => JsValue::UNDEFINED,
-            Value::Bool(b) => b.into(),
-            Value::Number(n) => n.into(),
-            Value::String(s) => s.into(),
-            Value::Bytes(b) => js_sys::Uint8Array::from(&b[..]).into(),
-        }
-    }
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(callback: &JsValue, ms: f64) -> JsValue;
 }
 
-type Body = Box<dyn FnOnce() -> Value + Send>;
+type Body = Box<dyn FnOnce() -> JsOutcome + Send>;
 
 /// A task made by Rust (`diagnostics.*`, `image.*`, or your own crate) for `pool.trySubmit`.
 /// Submitting it consumes it.
@@ -46,9 +59,9 @@ pub struct Task {
 }
 
 impl Task {
-    /// Wraps a closure as a JS-submittable task.
+    /// Wraps a closure as a JS-submittable task; its [`Value`] is what the promise gets.
     pub fn new(f: impl FnOnce() -> Value + Send + 'static) -> Task {
-        Task { body: Some(Box::new(f)) }
+        Task { body: Some(Box::new(move || JsOutcome::Returned(f()))) }
     }
 }
 
@@ -64,15 +77,13 @@ pub fn diagnostics_trap() -> Task {
     Task::new(|| core::arch::wasm32::unreachable())
 }
 
-/// A task that busy-waits for `ms` milliseconds and returns the time it spun.
+/// A task that busy-waits for `ms` milliseconds (or until cancelled) and returns the time it
+/// spun.
 #[wasm_bindgen(js_name = diagnosticsSpin)]
 pub fn diagnostics_spin(ms: f64) -> Task {
     Task::new(move || {
         let start = js_sys::Date::now();
-        while js_sys::Date::now() - start < ms {
-            if crate::is_cancelled() {
-                break;
-            }
+        while js_sys::Date::now() - start < ms && !crate::is_cancelled() {
             std::hint::spin_loop();
         }
         Value::Number(js_sys::Date::now() - start)
@@ -85,7 +96,7 @@ pub fn diagnostics_noop() -> Task {
     Task::new(|| Value::Undefined)
 }
 
-/// The index and incarnation id of the worker that runs it: `[index, id]`.
+/// The index and incarnation id of the worker that runs it: `"index:id"`.
 #[wasm_bindgen(js_name = diagnosticsWorker)]
 pub fn diagnostics_worker() -> Task {
     Task::new(|| {
@@ -95,18 +106,63 @@ pub fn diagnostics_worker() -> Task {
     })
 }
 
+/// A submission checked and ready to be admitted (kept while `submit` waits for space).
+struct Prepared {
+    body: Body,
+    token: Option<CancelToken>,
+    signal: Option<JsValue>,
+    /// Absolute deadline in `Date.now()` ms.
+    deadline: Option<f64>,
+}
+
+enum Refused {
+    Full(Prepared),
+    Closed,
+    Aborted(JsValue),
+}
+
+/// A `submit` call waiting for queue space.
+struct Waiter {
+    prepared: Option<Prepared>,
+    resolve: Function,
+    reject: Function,
+    /// Settled by abort or timeout while waiting.
+    gone: Rc<Cell<bool>>,
+}
+
+struct Inner {
+    pool: WorkerPool,
+    waiters: RefCell<VecDeque<Waiter>>,
+    /// `pool.alloc` blocks: byte offset → layout.
+    allocs: RefCell<HashMap<u32, std::alloc::Layout>>,
+}
+
+// Owner-thread state mutated in small steps that do not panic half-way (see pool.rs).
+impl std::panic::RefUnwindSafe for Inner {}
+
 /// The JS `Pool`.
 #[wasm_bindgen(js_name = Pool)]
 pub struct JsPool {
-    pool: WorkerPool,
+    inner: Rc<Inner>,
+}
+
+fn type_name(v: &JsValue) -> String {
+    if v.is_null() {
+        return "null".into();
+    }
+    v.js_typeof().as_string().unwrap_or_default()
+}
+
+fn get(obj: &JsValue, key: &str) -> JsValue {
+    if obj.is_object() || obj.is_function() {
+        Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
 }
 
 fn read_size(options: &JsValue, key: &str, default: f64) -> Result<usize, JsValue> {
-    let v = if options.is_undefined() || options.is_null() {
-        JsValue::UNDEFINED
-    } else {
-        Reflect::get(options, &key.into()).unwrap_or(JsValue::UNDEFINED)
-    };
+    let v = get(options, key);
     if v.is_undefined() {
         return Ok(default as usize);
     }
@@ -119,8 +175,139 @@ fn read_size(options: &JsValue, key: &str, default: f64) -> Result<usize, JsValu
     Ok(if n > usize::MAX as f64 { usize::MAX } else { n as usize })
 }
 
-fn type_name(v: &JsValue) -> String {
-    v.js_typeof().as_string().unwrap_or_default()
+/// Checks `task`, `args` and `options`; any problem is a `TypeError`/`RangeError`.
+fn prepare(task: JsValue, args: JsValue, options: JsValue) -> Result<Prepared, JsValue> {
+    if !(options.is_undefined() || options.is_null() || options.is_object()) {
+        return Err(js_error("TYPE", &format!("options must be an object, got {}", type_name(&options))));
+    }
+    let signal = get(&options, "signal");
+    let signal = if signal.is_undefined() {
+        None
+    } else if is_abort_signal(&signal) {
+        Some(signal)
+    } else {
+        return Err(js_error("TYPE", "options.signal must be an AbortSignal"));
+    };
+    let timeout = get(&options, "timeout");
+    let deadline = if timeout.is_undefined() {
+        None
+    } else {
+        match timeout.as_f64() {
+            Some(ms) if ms.is_finite() && ms >= 0.0 => Some(js_sys::Date::now() + ms),
+            Some(ms) => return Err(js_error("RANGE", &format!("options.timeout must be a finite number of ms >= 0, got {ms}"))),
+            None => return Err(js_error("TYPE", &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
+        }
+    };
+
+    let body: Body = if task.is_function() {
+        let Some(source) = jsfn::function_source(&task) else {
+            return Err(js_error("TYPE", "task must be a self-contained function; native and bound functions cannot be sent to a worker"));
+        };
+        if source.trim_start().starts_with("class") {
+            return Err(js_error("TYPE", "task must be a function, not a class"));
+        }
+        let args = if args.is_undefined() {
+            Vec::new()
+        } else if Array::is_array(&args) {
+            let mut budget = Budget::default();
+            let arr: &Array = args.unchecked_ref();
+            let mut out = Vec::with_capacity(arr.length() as usize);
+            for (i, a) in arr.iter().enumerate() {
+                let v = from_js(&a, &format!("args[{i}]"), &mut budget, &pool_view_offset)
+                    .map_err(|e| js_error(if e.is_type_error() { "TYPE" } else { "RANGE" }, &e.to_string()))?;
+                out.push(v);
+            }
+            out
+        } else {
+            return Err(js_error("TYPE", &format!("args must be an array, got {}", type_name(&args))));
+        };
+        Box::new(move || jsfn::run(&source, &args))
+    } else if task.as_string().is_some() {
+        return Err(js_error("TYPE", "a task given by name needs a pool made with Pool.create({ module: url })"));
+    } else {
+        match Task::try_from_js_value(task) {
+            Ok(mut t) => match t.body.take() {
+                Some(b) => b,
+                None => return Err(js_error("TYPE", "task was already submitted (a Task runs once)")),
+            },
+            Err(other) => {
+                return Err(js_error(
+                    "TYPE",
+                    &format!("task must be a function or a Task (e.g. diagnostics.spin(1)), got {}", type_name(&other)),
+                ))
+            }
+        }
+    };
+    let token = signal.as_ref().map(|s| {
+        let token = CancelToken::new();
+        if Reflect::get(s, &"aborted".into()).ok().and_then(|a| a.as_bool()) == Some(true) {
+            token.cancel();
+        } else {
+            let t = AssertUnwindSafe(token.clone());
+            on_abort(s, &Closure::once_into_js(move || {
+                let t = t;
+                t.0.cancel()
+            }));
+        }
+        token
+    });
+    Ok(Prepared { body, token, signal, deadline })
+}
+
+impl Inner {
+    fn admit(&self, p: Prepared) -> Result<Promise, Refused> {
+        let timeout = p.deadline.map(|d| Duration::from_secs_f64(((d - js_sys::Date::now()).max(0.0)) / 1000.0));
+        let options = TaskOptions { cancel: p.token.clone(), timeout };
+        let Prepared { body, token, signal, deadline } = p;
+        match self.pool.try_submit_with(body, options) {
+            Ok(handle) => {
+                let signal = AssertUnwindSafe(signal.clone());
+                Ok(handle.into_promise_map(move |r| {
+                    let signal = signal;
+                    match r {
+                        Ok(outcome) => jsfn::outcome_to_js(outcome),
+                        Err(TaskError::Cancelled) => Err(signal.0.as_ref().map(abort_reason).unwrap_or_else(|| task_error_to_js(&TaskError::Cancelled))),
+                        Err(e) => Err(task_error_to_js(&e)),
+                    }
+                }))
+            }
+            Err(SubmitError::QueueFull(body)) => Err(Refused::Full(Prepared { body, token, signal, deadline })),
+            Err(SubmitError::Closed(_)) => Err(Refused::Closed),
+            Err(SubmitError::Cancelled(_)) => {
+                Err(Refused::Aborted(signal.as_ref().map(abort_reason).unwrap_or_else(|| js_error("CANCELLED", ""))))
+            }
+        }
+    }
+
+    /// Admits waiting `submit` calls in order while there is space; refuses them all once
+    /// the pool is closed. Runs after every completion drain and at shutdown.
+    fn pump(&self) {
+        loop {
+            let mut waiters = self.waiters.borrow_mut();
+            let Some(front) = waiters.front_mut() else { return };
+            if front.gone.get() {
+                waiters.pop_front();
+                continue;
+            }
+            let prepared = front.prepared.take().expect("a live waiter holds its task");
+            match self.admit(prepared) {
+                Err(Refused::Full(p)) => {
+                    front.prepared = Some(p);
+                    return;
+                }
+                result => {
+                    let w = waiters.pop_front().expect("front exists");
+                    drop(waiters);
+                    match result {
+                        Ok(promise) => drop(w.resolve.call1(&JsValue::UNDEFINED, &promise)),
+                        Err(Refused::Closed) => drop(w.reject.call1(&JsValue::UNDEFINED, &js_error("POOL_CLOSED", ""))),
+                        Err(Refused::Aborted(reason)) => drop(w.reject.call1(&JsValue::UNDEFINED, &reason)),
+                        Err(Refused::Full(_)) => unreachable!(),
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[wasm_bindgen(js_class = Pool)]
@@ -128,7 +315,7 @@ impl JsPool {
     /// `Pool.create({workers, queueCapacity})`: resolves once every worker is ready.
     pub fn create(options: JsValue) -> Promise {
         if !(options.is_undefined() || options.is_null() || options.is_object()) {
-            return Promise::reject(&js_error("TYPE", "options must be an object"));
+            return Promise::reject(&js_error("TYPE", &format!("options must be an object, got {}", type_name(&options))));
         }
         let sizes = read_size(&options, "workers", default_workers())
             .and_then(|w| read_size(&options, "queueCapacity", 256.0).map(|q| (w, q)));
@@ -137,20 +324,26 @@ impl JsPool {
             Err(e) => return Promise::reject(&e),
         };
         // Undocumented measurement knob (bench/doorbell.mjs): how workers signal completions.
-        let doorbell = match Reflect::get(&options, &"doorbell".into()).ok().and_then(|d| d.as_string()).as_deref() {
+        let doorbell = match get(&options, "doorbell").as_string().as_deref() {
             Some("waitAsync") => crate::web::Doorbell::WaitAsync,
             _ => crate::web::Doorbell::Message,
         };
         let pool = match WorkerPool::with_doorbell(workers, capacity, doorbell) {
             Ok(p) => p,
-            Err(crate::BuildError::Workers(_) | crate::BuildError::QueueCapacity(_)) => {
-                let e = WorkerPool::with_doorbell(workers, capacity, doorbell).unwrap_err();
-                return Promise::reject(&js_error("RANGE", &e.to_string()));
+            Err(e @ (crate::BuildError::Workers(_) | crate::BuildError::QueueCapacity(_))) => {
+                return Promise::reject(&js_error("RANGE", &e.to_string()))
             }
             Err(e) => return Promise::reject(&js_sys::Error::new(&e.to_string())),
         };
         let ready = pool.ready();
-        let js = JsValue::from(JsPool { pool });
+        let inner = Rc::new(Inner { pool, waiters: RefCell::new(VecDeque::new()), allocs: RefCell::new(HashMap::new()) });
+        let weak = AssertUnwindSafe(Rc::downgrade(&inner));
+        inner.pool.backend.main().set_on_drain(Box::new(move || {
+            if let Some(inner) = Weak::upgrade(&weak.0) {
+                inner.pump();
+            }
+        }));
+        let js = JsValue::from(JsPool { inner });
         future_to_promise(async move {
             wasm_bindgen_futures::JsFuture::from(ready).await?;
             Ok(js)
@@ -159,48 +352,94 @@ impl JsPool {
 
     #[wasm_bindgen(getter)]
     pub fn workers(&self) -> usize {
-        self.pool.workers()
+        self.inner.pool.workers()
     }
 
     #[wasm_bindgen(getter, js_name = queueCapacity)]
     pub fn queue_capacity(&self) -> usize {
-        self.pool.queue_capacity()
+        self.inner.pool.queue_capacity()
     }
 
-    /// Submits a `Task`; never throws, never waits.
+    /// `trySubmit(task, args = [], {signal, timeout} = {})`: never throws, never waits.
     #[wasm_bindgen(js_name = trySubmit)]
-    pub fn try_submit(&self, task: JsValue) -> Promise {
-        let body = match Task::try_from_js_value(task) {
-            Ok(mut t) => match t.body.take() {
-                Some(b) => b,
-                None => return Promise::reject(&js_error("TYPE", "task was already submitted")),
-            },
-            Err(other) => {
-                return Promise::reject(&js_error(
-                    "TYPE",
-                    &format!("task must be a Task (e.g. diagnostics.spin(1)), got {}", type_name(&other)),
-                ))
-            }
+    pub fn try_submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
+        let prepared = match prepare(task, args, options) {
+            Ok(p) => p,
+            Err(e) => return Promise::reject(&e),
         };
-        match self.pool.try_submit(body) {
-            Ok(handle) => handle.into_promise_with(JsValue::from),
-            Err(SubmitError::QueueFull(_)) => Promise::reject(&js_error("QUEUE_FULL", "")),
-            Err(SubmitError::Closed(_)) => Promise::reject(&js_error("POOL_CLOSED", "")),
-            Err(SubmitError::Cancelled(_)) => Promise::reject(&js_error("CANCELLED", "")),
+        match self.inner.admit(prepared) {
+            Ok(p) => p,
+            Err(Refused::Full(_)) => Promise::reject(&js_error("QUEUE_FULL", "")),
+            Err(Refused::Closed) => Promise::reject(&js_error("POOL_CLOSED", "")),
+            Err(Refused::Aborted(reason)) => Promise::reject(&reason),
         }
+    }
+
+    /// `submit(task, args, options)`: like `trySubmit`, but waits for queue space (in order),
+    /// honouring `signal` and `timeout` while waiting; rejects with `PoolClosedError` if
+    /// shutdown starts first.
+    pub fn submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
+        let prepared = match prepare(task, args, options) {
+            Ok(p) => p,
+            Err(e) => return Promise::reject(&e),
+        };
+        // Nobody may overtake earlier waiters.
+        let prepared = if self.inner.waiters.borrow().is_empty() {
+            match self.inner.admit(prepared) {
+                Ok(p) => return p,
+                Err(Refused::Closed) => return Promise::reject(&js_error("POOL_CLOSED", "")),
+                Err(Refused::Aborted(reason)) => return Promise::reject(&reason),
+                Err(Refused::Full(p)) => p,
+            }
+        } else {
+            prepared
+        };
+        let signal = prepared.signal.clone();
+        let deadline = prepared.deadline;
+        let gone = Rc::new(Cell::new(false));
+        let mut slot = Some(prepared);
+        let inner = &self.inner;
+        let gone_w = AssertUnwindSafe(gone.clone());
+        let mut executor = |resolve: Function, reject: Function| {
+            let gone_w = &gone_w.0;
+            if let Some(signal) = &signal {
+                let (reject, gone, signal2) = (AssertUnwindSafe(reject.clone()), AssertUnwindSafe(gone_w.clone()), AssertUnwindSafe(signal.clone()));
+                on_abort(signal, &Closure::once_into_js(move || {
+                    let (reject, gone, signal2) = (reject, gone, signal2);
+                    if !gone.0.replace(true) {
+                        drop(reject.0.call1(&JsValue::UNDEFINED, &abort_reason(&signal2.0)));
+                    }
+                }));
+            }
+            if let Some(deadline) = deadline {
+                let (reject, gone) = (AssertUnwindSafe(reject.clone()), AssertUnwindSafe(gone_w.clone()));
+                let cb = Closure::once_into_js(move || {
+                    let (reject, gone) = (reject, gone);
+                    if !gone.0.replace(true) {
+                        drop(reject.0.call1(&JsValue::UNDEFINED, &js_error("TIMEOUT", "")));
+                    }
+                });
+                set_timeout(&cb, (deadline - js_sys::Date::now()).max(0.0));
+            }
+            inner.waiters.borrow_mut().push_back(Waiter { prepared: slot.take(), resolve, reject, gone: gone_w.clone() });
+        };
+        let mut executor = AssertUnwindSafe(&mut executor);
+        Promise::new(&mut move |resolve, reject| {
+            let executor = &mut executor;
+            (executor.0)(resolve, reject)
+        })
     }
 
     /// `shutdown({timeout})`: closes admission, drains, waits for the workers to exit.
     pub fn shutdown(&self, options: JsValue) -> Promise {
-        let timeout = if options.is_object() {
-            Reflect::get(&options, &"timeout".into()).ok().and_then(|t| t.as_f64())
-        } else {
-            None
-        };
+        let timeout = get(&options, "timeout").as_f64();
         let fut = match timeout {
-            Some(ms) if ms.is_finite() && ms >= 0.0 => self.pool.shutdown_timeout(std::time::Duration::from_secs_f64(ms / 1000.0)),
-            _ => self.pool.shutdown(),
+            Some(ms) if ms.is_finite() && ms >= 0.0 => {
+                self.inner.pool.shutdown_timeout(Duration::from_secs_f64(ms / 1000.0))
+            }
+            _ => self.inner.pool.shutdown(),
         };
+        self.inner.pump();
         future_to_promise(async move {
             match fut.await {
                 Ok(()) => Ok(JsValue::UNDEFINED),
@@ -209,10 +448,54 @@ impl JsPool {
         })
     }
 
+    /// `alloc(TypedArrayCtor, length)`: a typed array backed by pool memory; it crosses to
+    /// tasks by reference. Release it with `free`.
+    pub fn alloc(&self, ctor: JsValue, length: JsValue) -> Result<JsValue, JsValue> {
+        let name = if ctor.is_function() { get(&ctor, "name").as_string().unwrap_or_default() } else { String::new() };
+        let kind = match TypedKind::from_name(&name) {
+            Some(k) if k != TypedKind::DataView => k,
+            _ => return Err(js_error("TYPE", "alloc needs a typed array constructor such as Float32Array")),
+        };
+        let n = match length.as_f64() {
+            Some(n) if n.fract() == 0.0 && n >= 0.0 => n,
+            Some(n) => return Err(js_error("RANGE", &format!("length must be an integer >= 0, got {n}"))),
+            None => return Err(js_error("TYPE", &format!("length must be a number, got {}", type_name(&length)))),
+        };
+        const LIMIT: f64 = (512u64 << 20) as f64;
+        let bytes = n * kind.size() as f64;
+        if bytes > LIMIT {
+            return Err(js_error("RANGE", &format!("alloc of {bytes} bytes exceeds the {LIMIT} byte limit")));
+        }
+        let layout = std::alloc::Layout::from_size_align((bytes as usize).max(8), 8)
+            .map_err(|e| js_error("RANGE", &e.to_string()))?;
+        // SAFETY: the layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(js_error("RANGE", &format!("out of memory allocating {bytes} bytes")));
+        }
+        self.inner.allocs.borrow_mut().insert(ptr as u32, layout);
+        Ok(make_typed_view(&ctor, &note_buffer(&wasm_bindgen::memory()), ptr as u32, n as u32))
+    }
+
+    /// Returns a view from `alloc` to the pool's memory. The view must not be used after.
+    pub fn free(&self, view: JsValue) -> Result<(), JsValue> {
+        let offset = if view.is_object() { pool_view_offset(&view) } else { None };
+        let layout = offset.and_then(|o| self.inner.allocs.borrow_mut().remove(&o));
+        match (offset, layout) {
+            (Some(o), Some(layout)) => {
+                // SAFETY: `o` and `layout` are exactly what `alloc` returned and recorded; the
+                // record was removed, so it cannot be freed twice.
+                unsafe { std::alloc::dealloc(o as usize as *mut u8, layout) };
+                Ok(())
+            }
+            _ => Err(js_error("TYPE", "free needs a view returned by pool.alloc that was not freed yet")),
+        }
+    }
+
     /// Counters: `{workers, queueCapacity, queued, running, accepted, rejected, completed,
     /// failed, panicked, crashed, cancelled, timedOut}`.
     pub fn stats(&self) -> Object {
-        let s = self.pool.stats();
+        let s = self.inner.pool.stats();
         let o = Object::new();
         let set = |k: &str, v: f64| drop(Reflect::set(&o, &k.into(), &v.into()));
         set("workers", s.workers as f64);

@@ -1,10 +1,13 @@
 //! wasm32 only: the workers, promises and the `#[wasm_bindgen]` API.
 
 pub(crate) mod backend;
+mod codec;
 mod js;
+mod jsfn;
 
+pub use crate::value::Value;
 pub use backend::Doorbell;
-pub use js::{JsPool, Task, Value};
+pub use js::{JsPool, Task};
 
 use crate::error::TaskError;
 use crate::task::TaskHandle;
@@ -52,6 +55,28 @@ pub fn task_error_to_js(err: &TaskError) -> JsValue {
     }
 }
 
+#[wasm_bindgen(inline_js = "
+const seen = new WeakSet();
+export function poolViewOffset(memory, v) {
+  seen.add(memory.buffer);
+  return seen.has(v.buffer) ? v.byteOffset : -1;
+}
+export function noteBuffer(memory) { seen.add(memory.buffer); return memory.buffer; }
+")]
+extern "C" {
+    #[wasm_bindgen(js_name = poolViewOffset)]
+    fn pool_view_offset_js(memory: &JsValue, v: &JsValue) -> f64;
+    #[wasm_bindgen(js_name = noteBuffer)]
+    pub(crate) fn note_buffer(memory: &JsValue) -> JsValue;
+}
+
+/// Byte offset of `v` in pool memory if it is a view of it (from `pool.alloc` or a
+/// `subarray` of one, before or after the memory grew).
+pub(crate) fn pool_view_offset(v: &JsValue) -> Option<u32> {
+    let off = pool_view_offset_js(&wasm_bindgen::memory(), v);
+    (off >= 0.0).then_some(off as u32)
+}
+
 pub(crate) fn js_error(kind: &str, message: &str) -> JsValue {
     make_error(kind, message, None)
 }
@@ -61,23 +86,34 @@ impl<T: Send + 'static> TaskHandle<T> {
     /// matching error class. Must be called on the thread that created the pool; the promise is
     /// resolved from the pool's batched completion drain, with no per-task wake-up.
     pub fn into_promise_with(self, convert: impl FnOnce(T) -> JsValue + 'static) -> Promise {
-        let mut state = Some((self.task, convert));
+        self.into_promise_map(move |r| r.map(convert).map_err(|e| task_error_to_js(&e)))
+    }
+
+    /// A `Promise` whose outcome is `settle(result)`: `Ok` fulfils, `Err` rejects.
+    pub(crate) fn into_promise_map(
+        self,
+        settle: impl FnOnce(Result<T, TaskError>) -> Result<JsValue, JsValue> + 'static,
+    ) -> Promise {
+        let mut state = Some((self.task, settle));
         let mut state = AssertUnwindSafe(&mut state);
         Promise::new(&mut move |resolve, reject| {
             let state = &mut state;
-            let (task, convert) = state.0.take().expect("the executor runs once");
-            let settle = {
+            let (task, settle) = state.0.take().expect("the executor runs once");
+            let finish = {
                 let task = task.clone();
-                move || match task.take_result() {
-                    Some(Ok(v)) => drop(resolve.call1(&JsValue::UNDEFINED, &convert(v))),
-                    Some(Err(e)) => drop(reject.call1(&JsValue::UNDEFINED, &task_error_to_js(&e))),
-                    None => {}
+                move || {
+                    if let Some(r) = task.take_result() {
+                        match settle(r) {
+                            Ok(v) => drop(resolve.call1(&JsValue::UNDEFINED, &v)),
+                            Err(e) => drop(reject.call1(&JsValue::UNDEFINED, &e)),
+                        }
+                    }
                 }
             };
-            if task.header().is_settled() && task_is_done(&*task) {
-                settle();
+            if task_is_done(&*task) {
+                finish();
             } else {
-                task.header().on_main.set(Some(Box::new(settle)));
+                task.header().on_main.set(Some(Box::new(finish)));
             }
         })
     }

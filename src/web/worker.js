@@ -97,7 +97,14 @@ async function runWorker(data, postToMain, close) {
     // The raw export, not the glue wrapper: the wrapper marks the whole shared module as
     // terminated after a trap, which would stop every other thread; a crash here is ours to
     // report and the pool replaces this worker.
-    wasm.ringpool_worker_entry(data.sharedPtr, data.index);
+    // 1 = a task returned a promise: await it on this worker's event loop, finish the task,
+    // and go back into the loop.
+    while (wasm.ringpool_worker_entry(data.sharedPtr, data.index) === 1) {
+      const pending = glue.ringpool_worker_suspended();
+      let ok = true, value;
+      try { value = await pending; } catch (e) { ok = false; value = e; }
+      glue.ringpool_worker_resume(data.index, ok, value);
+    }
   } catch (err) {
     postToMain({ type: 'crashed', index: data.index, detail: String(err?.stack ?? err) });
     close();

@@ -1,0 +1,203 @@
+//! The values that cross between threads for JS-function tasks: arguments to the worker,
+//! results back. A plain tree, built from a JS value on one thread and turned back into a JS
+//! value on another (`web/codec.rs`), so no `JsValue` ever crosses threads.
+//!
+//! Limits keep hostile input from exhausting memory: [`MAX_DEPTH`] nesting levels and
+//! [`MAX_PAYLOAD_BYTES`] bytes per submission (strings, buffers and 8 bytes per other node).
+
+/// Deepest nesting accepted in arguments or results.
+pub const MAX_DEPTH: usize = 128;
+/// Most bytes one submission's arguments (or one result) may hold.
+pub const MAX_PAYLOAD_BYTES: usize = 64 << 20;
+
+/// Element type of a typed array (or `DataView`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypedKind {
+    Int8,
+    Uint8,
+    Uint8Clamped,
+    Int16,
+    Uint16,
+    Int32,
+    Uint32,
+    Float32,
+    Float64,
+    BigInt64,
+    BigUint64,
+    DataView,
+}
+
+impl TypedKind {
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "Int8Array" => Self::Int8,
+            "Uint8Array" => Self::Uint8,
+            "Uint8ClampedArray" => Self::Uint8Clamped,
+            "Int16Array" => Self::Int16,
+            "Uint16Array" => Self::Uint16,
+            "Int32Array" => Self::Int32,
+            "Uint32Array" => Self::Uint32,
+            "Float32Array" => Self::Float32,
+            "Float64Array" => Self::Float64,
+            "BigInt64Array" => Self::BigInt64,
+            "BigUint64Array" => Self::BigUint64,
+            "DataView" => Self::DataView,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Int8 => "Int8Array",
+            Self::Uint8 => "Uint8Array",
+            Self::Uint8Clamped => "Uint8ClampedArray",
+            Self::Int16 => "Int16Array",
+            Self::Uint16 => "Uint16Array",
+            Self::Int32 => "Int32Array",
+            Self::Uint32 => "Uint32Array",
+            Self::Float32 => "Float32Array",
+            Self::Float64 => "Float64Array",
+            Self::BigInt64 => "BigInt64Array",
+            Self::BigUint64 => "BigUint64Array",
+            Self::DataView => "DataView",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            Self::Int8 | Self::Uint8 | Self::Uint8Clamped | Self::DataView => 1,
+            Self::Int16 | Self::Uint16 => 2,
+            Self::Int32 | Self::Uint32 | Self::Float32 => 4,
+            Self::Float64 | Self::BigInt64 | Self::BigUint64 => 8,
+        }
+    }
+}
+
+/// A value that can cross threads.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Undefined,
+    Null,
+    Bool(bool),
+    Number(f64),
+    /// Decimal digits, with a leading `-` for negatives.
+    BigInt(String),
+    String(String),
+    Array(Vec<Value>),
+    /// Own enumerable string keys, in order. Keys like `__proto__` are plain data.
+    Object(Vec<(String, Value)>),
+    Map(Vec<(Value, Value)>),
+    Set(Vec<Value>),
+    /// Milliseconds since the epoch (`NaN` for an invalid date).
+    Date(f64),
+    ArrayBuffer(Vec<u8>),
+    /// A copied typed array or `DataView`.
+    Typed(TypedKind, Vec<u8>),
+    /// A view of pool memory, passed by reference: byte offset and element count.
+    Shared(TypedKind, u32, u32),
+    /// A thrown `Error` (or an error value): its name, message and stack.
+    Error { name: String, message: String, stack: String },
+}
+
+/// Why a value could not cross; `path` names where, e.g. `args[1].pixels`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodecError {
+    /// A function, symbol, DOM object or class instance (→ `TypeError`).
+    Unsupported { path: String, what: String },
+    /// A cycle, or deeper than [`MAX_DEPTH`] (→ `RangeError`).
+    TooDeep { path: String, cyclic: bool },
+    /// More than [`MAX_PAYLOAD_BYTES`] (→ `RangeError`).
+    TooLarge { path: String },
+}
+
+impl CodecError {
+    /// `true` for the ones that map to `TypeError`.
+    pub fn is_type_error(&self) -> bool {
+        matches!(self, CodecError::Unsupported { .. })
+    }
+}
+
+impl std::fmt::Display for CodecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CodecError::Unsupported { path, what } => write!(
+                f,
+                "{path} cannot be sent to a worker: {what} (JSON-like values, undefined, typed arrays, \
+                 ArrayBuffer, Map, Set, Date, BigInt and errors can)"
+            ),
+            CodecError::TooDeep { path, cyclic: true } => write!(f, "{path} is cyclic; cyclic values cannot be sent"),
+            CodecError::TooDeep { path, cyclic: false } => {
+                write!(f, "{path} is nested deeper than {MAX_DEPTH} levels")
+            }
+            CodecError::TooLarge { path } => write!(f, "{path} makes the payload larger than {MAX_PAYLOAD_BYTES} bytes"),
+        }
+    }
+}
+
+impl std::error::Error for CodecError {}
+
+/// Tracks the byte budget of one payload.
+#[derive(Debug)]
+pub struct Budget(usize);
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget(MAX_PAYLOAD_BYTES)
+    }
+}
+
+impl Budget {
+    /// Charges `bytes`, failing once the payload would exceed the limit.
+    pub fn charge(&mut self, bytes: usize, path: &dyn Fn() -> String) -> Result<(), CodecError> {
+        match self.0.checked_sub(bytes) {
+            Some(left) => {
+                self.0 = left;
+                Ok(())
+            }
+            None => Err(CodecError::TooLarge { path: path() }),
+        }
+    }
+}
+
+/// Appends a property or index to a path, quoting keys that are not identifiers.
+pub fn child_path(path: &str, key: &str) -> String {
+    let ident = !key.is_empty()
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        && !key.starts_with(|c: char| c.is_ascii_digit());
+    if ident {
+        format!("{path}.{key}")
+    } else {
+        format!("{path}[{key:?}]")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_refuses_past_the_limit() {
+        let mut b = Budget::default();
+        b.charge(MAX_PAYLOAD_BYTES - 1, &|| "args[0]".into()).unwrap();
+        b.charge(1, &|| "args[0]".into()).unwrap();
+        let e = b.charge(1, &|| "args[1]".into()).unwrap_err();
+        assert_eq!(e, CodecError::TooLarge { path: "args[1]".into() });
+        assert!(e.to_string().contains("args[1]"));
+    }
+
+    #[test]
+    fn paths_quote_odd_keys() {
+        assert_eq!(child_path("args[0]", "pixels"), "args[0].pixels");
+        assert_eq!(child_path("args[0]", "a b"), "args[0][\"a b\"]");
+        assert_eq!(child_path("args[0]", "1x"), "args[0][\"1x\"]");
+    }
+
+    #[test]
+    fn typed_kinds_round_trip_names() {
+        for k in [TypedKind::Int8, TypedKind::Uint8Clamped, TypedKind::Float64, TypedKind::BigUint64, TypedKind::DataView] {
+            assert_eq!(TypedKind::from_name(k.name()), Some(k));
+        }
+        assert_eq!(TypedKind::from_name("Float16Array"), None);
+    }
+}

@@ -1,0 +1,159 @@
+//! JS-function tasks: the function travels as source, is compiled once per worker (bounded
+//! cache) and called with the decoded arguments. An `async` function (any thenable result)
+//! suspends the worker loop: the worker returns to its event loop, awaits, then finishes the
+//! task and re-enters the loop (see `worker.js`). The worker stays busy meanwhile.
+
+use super::codec::{error_of, from_js, to_js};
+use crate::value::{Budget, CodecError, Value};
+use js_sys::{Array, Function};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = "
+export function compileTask(source) {
+  const f = new Function('return (' + source + '\\n)')();
+  if (typeof f !== 'function') throw new TypeError('the task source is not a function');
+  return f;
+}
+export function isThenable(v) { return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function'; }
+export function functionSource(f) {
+  const src = Function.prototype.toString.call(f);
+  if (/\\{\\s*\\[native code\\]\\s*\\}\\s*$/.test(src)) return null;
+  return src;
+}
+")]
+extern "C" {
+    #[wasm_bindgen(js_name = compileTask, catch)]
+    fn compile_task(source: &str) -> Result<Function, JsValue>;
+    #[wasm_bindgen(js_name = isThenable)]
+    fn is_thenable(v: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = functionSource)]
+    pub(crate) fn function_source(f: &JsValue) -> Option<String>;
+}
+
+/// What a JS task produced, in a form that crosses threads.
+#[derive(Debug)]
+pub(crate) enum JsOutcome {
+    Returned(Value),
+    Thrown(Value),
+    /// Placeholder while the body waits for a promise (never delivered).
+    Pending,
+}
+
+/// Compiled functions per worker thread, keyed by source. Bounded: cleared when full.
+const CACHE_LIMIT: usize = 256;
+
+std::thread_local! {
+    static CACHE: RefCell<HashMap<String, Function>> = RefCell::new(HashMap::new());
+    /// The promise a suspended task waits for, until `worker.js` takes it.
+    static SUSPENDED: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+}
+
+const NOT_CAPTURED: &str = "task functions are sent as source and compiled in each worker, so variables \
+    from the enclosing scope are not captured; pass them in args";
+
+fn compiled(source: &str) -> Result<Function, JsValue> {
+    if let Some(f) = CACHE.with(|c| c.borrow().get(source).cloned()) {
+        return Ok(f);
+    }
+    let f = compile_task(source)?;
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= CACHE_LIMIT {
+            c.clear();
+        }
+        c.insert(source.to_owned(), f.clone());
+    });
+    Ok(f)
+}
+
+fn error_value(e: &JsValue, hint_closures: bool) -> Value {
+    let memory = wasm_bindgen::memory();
+    match from_js(e, "error", &mut Budget::default(), &|_| None) {
+        Ok(Value::Error { name, mut message, stack }) => {
+            if hint_closures && name == "ReferenceError" {
+                message = format!("{message} ({NOT_CAPTURED})");
+            }
+            Value::Error { name, message, stack }
+        }
+        Ok(other) => other,
+        Err(_) => {
+            let _ = memory;
+            Value::String(format!("{e:?}"))
+        }
+    }
+}
+
+fn codec_error_value(e: &CodecError) -> Value {
+    let name = if e.is_type_error() { "TypeError" } else { "RangeError" };
+    Value::Error { name: name.into(), message: e.to_string(), stack: String::new() }
+}
+
+/// Turns a value the task returned (or a promise settled with) into an outcome.
+pub(crate) fn outcome_of(ok: bool, v: &JsValue) -> (JsOutcome, bool) {
+    if !ok {
+        return (JsOutcome::Thrown(error_value(v, true)), true);
+    }
+    match from_js(v, "result", &mut Budget::default(), &super::pool_view_offset) {
+        Ok(value) => (JsOutcome::Returned(value), false),
+        Err(e) => (JsOutcome::Thrown(codec_error_value(&e)), true),
+    }
+}
+
+/// The body run on a worker.
+pub(crate) fn run(source: &str, args: &[Value]) -> JsOutcome {
+    let f = match compiled(source) {
+        Ok(f) => f,
+        Err(e) => {
+            crate::task::mark_failed();
+            let detail = error_value(&e, false);
+            let message = match &detail {
+                Value::Error { name, message, .. } => format!("{name}: {message}"),
+                other => format!("{other:?}"),
+            };
+            return JsOutcome::Thrown(Value::Error {
+                name: "TypeError".into(),
+                message: format!("the task function does not compile in the worker ({message}); {NOT_CAPTURED}"),
+                stack: String::new(),
+            });
+        }
+    };
+    let memory = wasm_bindgen::memory();
+    let js_args: Array = args.iter().map(|a| to_js(a, &memory)).collect();
+    match f.apply(&JsValue::UNDEFINED, &js_args) {
+        Ok(r) if is_thenable(&r) => {
+            SUSPENDED.with(|s| *s.borrow_mut() = Some(r));
+            crate::task::mark_suspended();
+            JsOutcome::Pending
+        }
+        Ok(r) => {
+            let (outcome, failed) = outcome_of(true, &r);
+            if failed {
+                crate::task::mark_failed();
+            }
+            outcome
+        }
+        Err(e) => {
+            crate::task::mark_failed();
+            JsOutcome::Thrown(error_value(&e, true))
+        }
+    }
+}
+
+/// On the owner thread: the promise value or rejection for an outcome.
+pub(crate) fn outcome_to_js(o: JsOutcome) -> Result<JsValue, JsValue> {
+    let memory = wasm_bindgen::memory();
+    match o {
+        JsOutcome::Returned(v) => Ok(to_js(&v, &memory)),
+        JsOutcome::Thrown(v) => Err(to_js(&v, &memory)),
+        JsOutcome::Pending => Err(error_of("Error", "internal: a suspended task was delivered", "")),
+    }
+}
+
+/// The promise the suspended task waits for (called by `worker.js`).
+#[doc(hidden)]
+#[wasm_bindgen(js_name = ringpool_worker_suspended, skip_typescript)]
+pub fn take_suspended() -> JsValue {
+    SUSPENDED.with(|s| s.borrow_mut().take()).unwrap_or(JsValue::UNDEFINED)
+}

@@ -1,0 +1,58 @@
+// Arguments that cannot cross are refused with a TypeError/RangeError naming the argument;
+// nothing is accepted and the pool keeps working.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Pool } from 'ringpool';
+import { assertInvariant, rejection } from './helpers.mjs';
+
+const pool = await Pool.create({ workers: 1, queueCapacity: 8 });
+test.after(() => pool.shutdown());
+
+test('functions, symbols, class instances and cycles are refused, naming the argument', async () => {
+  const cyclic = { a: 1 }; cyclic.self = cyclic;
+  class Point { constructor() { this.x = 1; } }
+  for (const [args, Ctor, where] of [
+    [[1, () => 2], TypeError, /args\[1\]/],
+    [[Symbol('s')], TypeError, /args\[0\]/],
+    [[{ p: new Point() }], TypeError, /args\[0\]\.p.*Point/],
+    [[cyclic], RangeError, /args\[0\]\.self.*cyclic/],
+    [[new WeakMap()], TypeError, /args\[0\]/],
+    ['not an array', TypeError, /args must be an array/],
+  ]) {
+    const err = await rejection(pool.trySubmit((x) => x, args));
+    assert.ok(err instanceof Ctor, `${err}`);
+    assert.match(err.message, where);
+  }
+  assert.equal(await pool.trySubmit((x) => x, [3]), 3);
+  assert.equal(pool.stats().accepted, 1);
+});
+
+test('deeply nested and oversized payloads are refused with RangeError', async () => {
+  let deep = 0;
+  for (let i = 0; i < 500; i++) deep = [deep];
+  const err = await rejection(pool.trySubmit((x) => x, [deep]));
+  assert.ok(err instanceof RangeError);
+  assert.match(err.message, /deeper than/);
+  const big = new Uint8Array(65 * 1024 * 1024);
+  const e2 = await rejection(pool.trySubmit((x) => x.length, [big]));
+  assert.ok(e2 instanceof RangeError);
+  assert.match(e2.message, /larger than/);
+  assert.equal(await pool.trySubmit(() => 'ok'), 'ok');
+});
+
+test('__proto__ keys stay plain data and never pollute prototypes', async () => {
+  const payload = JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"bad": 1}}}');
+  const out = await pool.trySubmit((p) => { const probe = {}; return { p, leaked: probe.polluted === true }; }, [payload]);
+  assert.equal(out.leaked, false);
+  assert.equal(({}).polluted, undefined);
+  assert.ok(Object.hasOwn(out.p, '__proto__'));
+  assert.deepEqual(out.p.__proto__, { polluted: true });
+  assert.equal(Object.getPrototypeOf(out.p), Object.prototype);
+});
+
+test('bad options are refused', async () => {
+  for (const [opts, Ctor] of [[{ timeout: -1 }, RangeError], [{ timeout: 'soon' }, TypeError], [{ signal: {} }, TypeError], [7, TypeError]]) {
+    assert.ok(await rejection(pool.trySubmit(() => 1, [], opts)) instanceof Ctor);
+  }
+  assertInvariant(pool);
+});

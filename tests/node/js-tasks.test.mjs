@@ -1,0 +1,73 @@
+// JS-function tasks: sent as source, compiled once per worker, sync or async; values cross by
+// value with their types; throws keep name, message and the worker-side stack.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Pool } from 'ringpool';
+import { assertInvariant, rejection } from './helpers.mjs';
+
+const pool = await Pool.create({ workers: 2, queueCapacity: 64 });
+test.after(() => pool.shutdown());
+
+test('a function with arguments', async () => {
+  assert.equal(await pool.trySubmit((a, b) => a + b, [2, 3]), 5);
+  assert.equal(await pool.trySubmit(function named(s) { return s.toUpperCase(); }, ['ok']), 'OK');
+  assert.equal(await pool.trySubmit(() => 7), 7);
+});
+
+test('values keep their types both ways', async () => {
+  const input = {
+    n: 1.5, s: 'x', b: true, nil: null, u: undefined, big: 2n ** 70n, date: new Date(86400000),
+    list: [1, [2, [3]]], map: new Map([['k', { v: 1 }], [2, 'two']]), set: new Set([1, 'a']),
+    bytes: new Uint8Array([1, 2, 255]), floats: new Float64Array([0.5, -1]), buf: new Uint8Array([9, 8]).buffer,
+  };
+  const out = await pool.trySubmit((v) => v, [input]);
+  assert.deepEqual(out, input);
+  assert.ok(out.map instanceof Map && out.set instanceof Set && out.date instanceof Date);
+  assert.ok(out.floats instanceof Float64Array && out.buf instanceof ArrayBuffer);
+  assert.equal(typeof out.big, 'bigint');
+  assert.ok('u' in out);
+});
+
+test('async functions: the promise settles the task', async () => {
+  const v = await pool.trySubmit(async (x) => { await new Promise((r) => setTimeout(r, 5)); return x * 2; }, [21]);
+  assert.equal(v, 42);
+  const err = await rejection(pool.trySubmit(async () => { await null; throw new RangeError('late'); }));
+  assert.ok(err instanceof RangeError);
+  assert.equal(err.message, 'late');
+  // Many async tasks interleaved with sync ones on 2 workers.
+  const values = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+    i % 2 ? pool.trySubmit(async (i) => { await null; return i; }, [i]) : pool.trySubmit((i) => i, [i])));
+  assert.deepEqual(values, Array.from({ length: 20 }, (_, i) => i));
+});
+
+test('a throw keeps name, message and the worker-side stack', async () => {
+  const err = await rejection(pool.trySubmit(function failing() {
+    class PixelError extends Error { constructor(m) { super(m); this.name = 'PixelError'; } }
+    throw new PixelError('bad pixel 7');
+  }));
+  assert.equal(err.name, 'PixelError');
+  assert.equal(err.message, 'bad pixel 7');
+  assert.match(err.stack, /failing/);
+  const t = await rejection(pool.trySubmit(() => { throw new TypeError('typed'); }));
+  assert.ok(t instanceof TypeError);
+});
+
+test('a closure over outer variables fails with an error that says why', async () => {
+  const outer = 41;
+  const err = await rejection(pool.trySubmit(() => outer + 1));
+  assert.equal(err.name, 'ReferenceError');
+  assert.match(err.message, /not captured/);
+});
+
+test('a function that does not compile in the worker says so', async () => {
+  const method = { m() { return 1; } }.m; // method shorthand source "m() {…}" is not an expression
+  const err = await rejection(pool.trySubmit(method));
+  assert.ok(err instanceof TypeError);
+  assert.match(err.message, /does not compile/);
+  assert.equal(await pool.trySubmit(() => 'still fine'), 'still fine');
+});
+
+test('stats count JS throws as failed', () => {
+  const s = assertInvariant(pool);
+  assert.ok(s.failed >= 4);
+});
