@@ -10,10 +10,19 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = join(root, 'pkg');
+// setup.sh leaves target/toolchain.env when it fell back to Debian's rustc-web.
+const toolchainEnv = {};
+try {
+  for (const m of readFileSync(join(root, 'target/toolchain.env'), 'utf8').matchAll(/^export (\w+)=(.*)$/gm)) {
+    toolchainEnv[m[1]] = m[2];
+  }
+} catch { /* the default rustup nightly */ }
+const cargoHome = process.env.CARGO_HOME ?? join(process.env.HOME ?? '/root', '.cargo');
+process.env.PATH = `${join(cargoHome, 'bin')}:${process.env.PATH}`;
 const run = (cmd, args, env = {}) =>
-  execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...toolchainEnv, ...env } });
 
-run('wasm-pack', ['build', '.', '--target', 'web', '--release', '--out-dir', 'pkg', '--out-name', 'ringpool'],
+run('wasm-pack', ['build', '.', '--mode', 'force', '--target', 'web', '--release', '--out-dir', 'pkg', '--out-name', 'ringpool'],
   { CARGO_UNSTABLE_BUILD_STD: 'panic_unwind,std' });
 
 const wasm = join(pkg, 'ringpool_bg.wasm');

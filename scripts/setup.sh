@@ -36,13 +36,9 @@ export RUSTC_BOOTSTRAP=1
 export RUSTUP_TOOLCHAIN=ringpool-debian-web
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=/usr/lib/llvm-22/bin/wasm-ld
 ENV
-  # A rustup "linked" toolchain keeps `cargo`/`rustc` on PATH pointing at Debian's binaries.
-  tc="$HOME/.ringpool-debian-web"
-  mkdir -p "$tc/bin"
-  ln -sf /usr/bin/rustc-web "$tc/bin/rustc"
-  ln -sf /usr/bin/cargo-web "$tc/bin/cargo"
-  [ -e /usr/bin/rustdoc-web ] && ln -sf /usr/bin/rustdoc-web "$tc/bin/rustdoc"
-  rustup toolchain link ringpool-debian-web "$tc" >/dev/null
+  # Debian's rustc-web installs /usr/bin/{rustc,cargo} with its sysroot (and rust-src) under
+  # /usr; a rustup "linked" toolchain makes the rustup proxies on PATH use it.
+  rustup toolchain link ringpool-debian-web /usr >/dev/null
   . target/toolchain.env
   log "rust: $(rustc --version)"
 fi
