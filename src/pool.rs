@@ -7,7 +7,7 @@ use crate::cancel::CancelToken;
 use crate::dispatch::Dispatch;
 use crate::error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
 use crate::ring::{PushError, Ring};
-use crate::sync::{Arc, AtomicU64, AtomicUsize, Mutex, Ordering};
+use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::task::{Outcome, Output, Phase, Runnable, Task, TaskHandle};
 use std::future::Future;
 use std::pin::Pin;
@@ -97,8 +97,35 @@ impl From<&TaskError> for Settled {
 
 /// Per-worker state shared with the back end.
 pub(crate) struct WorkerSlot {
-    /// The task this worker is running, so a crash can settle it.
-    pub(crate) current: Mutex<Option<TaskRef>>,
+    /// The task this worker is running, so a crash or a forced shutdown can settle it. The
+    /// worker holds the lock only to set or clear it; the owner thread (possibly a browser main
+    /// thread, where a contended lock would trap) only ever uses `try_lock`.
+    current: Mutex<Option<TaskRef>>,
+}
+
+impl WorkerSlot {
+    fn new() -> Self {
+        WorkerSlot { current: Mutex::new(None) }
+    }
+
+    fn set(&self, task: &TaskRef) {
+        *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(task.clone());
+    }
+
+    /// Worker side: clears the slot.
+    fn clear(&self) {
+        self.current.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    /// Owner side: takes the current task without ever waiting. `None` also when the worker
+    /// holds the lock at this instant (it is between tasks then).
+    pub(crate) fn try_take(&self) -> Option<TaskRef> {
+        match self.current.try_lock() {
+            Ok(mut g) => g.take(),
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner().take(),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
 }
 
 /// State shared by the pool handle, the workers and the back end.
@@ -108,6 +135,8 @@ pub(crate) struct Shared {
     /// Workers that have not exited (a crashed worker counts until it is replaced).
     pub(crate) live: AtomicUsize,
     pub(crate) slots: Box<[WorkerSlot]>,
+    /// Set by `shutdown_now`: everything still queued or running is settled as closed.
+    forced: AtomicBool,
     counters: Counters,
     /// Wakers of pending `shutdown` futures, woken when `live` reaches 0.
     pub(crate) shutdown_waiters: Mutex<Vec<Waker>>,
@@ -158,7 +187,12 @@ impl Shared {
         let c = &self.counters;
         LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
         while let Some(task) = self.dispatch.next() {
-            *slot.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(task.clone());
+            slot.set(&task);
+            if self.forced.load(Ordering::SeqCst) {
+                // `shutdown_now` raced this pop: it may have missed the task in both the ring
+                // and the slot, so settle it here (settling is exactly-once either way).
+                self.settle_err(&task, TaskError::PoolClosed);
+            }
             let mut ran = false;
             let outcome = task.run(&mut || {
                 ran = true;
@@ -184,7 +218,7 @@ impl Shared {
     }
 
     fn after_run(&self, index: usize, task: TaskRef, ran: bool, outcome: Option<Outcome>) {
-        self.slots[index].current.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.slots[index].clear();
         if ran {
             self.counters.running_now.fetch_sub(1, Ordering::SeqCst);
         }
@@ -301,7 +335,8 @@ impl WorkerPool {
             dispatch: Dispatch::new(ring),
             workers,
             live: AtomicUsize::new(workers),
-            slots: (0..workers).map(|_| WorkerSlot { current: Mutex::new(None) }).collect(),
+            slots: (0..workers).map(|_| WorkerSlot::new()).collect(),
+            forced: AtomicBool::new(false),
             counters: Counters::default(),
             shutdown_waiters: Mutex::new(Vec::new()),
             delivery: backend::Delivery::default(),
@@ -378,6 +413,26 @@ impl WorkerPool {
     pub fn shutdown(&self) -> Shutdown {
         self.shared.dispatch.close();
         Shutdown { shared: self.shared.clone(), backend: self.backend.clone(), deadline: None, timer_set: false }
+    }
+
+    /// Forced shutdown: closes admission and settles every queued *and running* task with
+    /// [`TaskError::PoolClosed`] at once; queued bodies never run. Running bodies are not
+    /// killed (a thread stopped mid-allocation would wedge the shared allocator): they see
+    /// [`is_cancelled`](crate::is_cancelled), their results are dropped, and the returned
+    /// future resolves once the workers have exited.
+    pub fn shutdown_now(&self) -> Shutdown {
+        let shared = &self.shared;
+        shared.forced.store(true, Ordering::SeqCst);
+        shared.dispatch.close();
+        while let Some(task) = shared.dispatch.ring.pop() {
+            shared.settle_err(&task, TaskError::PoolClosed);
+        }
+        for slot in shared.slots.iter() {
+            if let Some(task) = slot.try_take() {
+                shared.settle_err(&task, TaskError::PoolClosed);
+            }
+        }
+        self.shutdown()
     }
 
     /// [`shutdown`](Self::shutdown) that gives up waiting after `timeout` with

@@ -337,8 +337,7 @@ impl Main {
     fn worker_crashed(&self, index: usize, detail: String) {
         self.set.terminate(index as u32);
         clear_terminated_flag();
-        let current = self.shared.slots[index].current.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(task) = current {
+        if let Some(task) = self.shared.slots[index].try_take() {
             self.shared.settle_err(&task, crate::TaskError::WorkerCrashed);
         }
         let was_ready = self.was_ready.borrow()[index];

@@ -430,9 +430,20 @@ impl JsPool {
         })
     }
 
-    /// `shutdown({timeout})`: closes admission, drains, waits for the workers to exit.
+    /// `shutdown({timeout, force})`: closes admission, drains (or with `force`, rejects every
+    /// queued and running task with `PoolClosedError` at once), waits for the workers to exit.
     pub fn shutdown(&self, options: JsValue) -> Promise {
-        let timeout = get(&options, "timeout").as_f64();
+        if !(options.is_undefined() || options.is_null() || options.is_object()) {
+            return Promise::reject(&js_error("TYPE", &format!("options must be an object, got {}", type_name(&options))));
+        }
+        let timeout = get(&options, "timeout");
+        if !timeout.is_undefined() && !timeout.as_f64().is_some_and(|t| t >= 0.0) {
+            return Promise::reject(&js_error("RANGE", "options.timeout must be a number of ms >= 0"));
+        }
+        let timeout = timeout.as_f64();
+        if get(&options, "force").is_truthy() {
+            drop(self.inner.pool.shutdown_now());
+        }
         let fut = match timeout {
             Some(ms) if ms.is_finite() && ms >= 0.0 => {
                 self.inner.pool.shutdown_timeout(Duration::from_secs_f64(ms / 1000.0))

@@ -52,3 +52,26 @@ test('shutdown({timeout}) expiring rejects with TimeoutError and keeps tasks run
   assert.equal(await queued, undefined);
   await pool.shutdown({ timeout: 0 }); // already done: resolves whatever the timeout
 });
+
+test('shutdown({force: true}) rejects queued and running tasks with PoolClosedError at once', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 8 });
+  const flags = pool.alloc(Int32Array, 2); // [0]: 1 = body running, 2 = let it return; [1]: queued bodies that ran
+  const running = pool.trySubmit((f) => {
+    Atomics.store(f, 0, 1); Atomics.notify(f, 0);
+    while (Atomics.load(f, 0) !== 2) Atomics.wait(f, 0, 1);
+    return 'late';
+  }, [flags]);
+  while (Atomics.load(flags, 0) === 0) await Atomics.waitAsync(flags, 0, 0).value;
+  const queued = Array.from({ length: 4 }, () => pool.trySubmit((f) => Atomics.add(f, 1, 1), [flags]));
+  const stopping = pool.shutdown({ force: true });
+  // All settle while the running body is still blocked: it only returns once flags[0] = 2.
+  const settled = await Promise.allSettled([running, ...queued]);
+  Atomics.store(flags, 0, 2); Atomics.notify(flags, 0);
+  for (const r of settled) {
+    assert.equal(r.status, 'rejected');
+    assert.ok(r.reason instanceof PoolClosedError);
+  }
+  await stopping;
+  assert.equal(Atomics.load(flags, 1), 0, 'queued bodies never ran');
+  assert.equal(assertInvariant(pool).failed, 5);
+});
