@@ -10,6 +10,8 @@ export interface PoolOptions {
 export interface ShutdownOptions {
   /** Milliseconds to wait; rejects with `TimeoutError` after, tasks keep running. */
   timeout?: number;
+  /** Reject every queued and running task with `PoolClosedError` now. */
+  force?: boolean;
 }
 
 export interface SubmitOptions {

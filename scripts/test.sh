@@ -42,6 +42,10 @@ cp tests/node/*.mjs "$scratch/test/"
   cd "$scratch"
   echo '{ "name": "ringpool-scratch", "private": true, "type": "module" }' > package.json
   npm install --silent --no-audit --no-fund ./ringpool-*.tgz
+  cp ../../tests/types/sample.ts ../../tests/types/tsconfig.json test/
+  echo "type-checking tests/types/sample.ts against the installed package"
+  ../../node_modules/.bin/tsc -p test/tsconfig.json
+  echo "types: ok"
   node --test test/*.test.mjs
 )
 fi

@@ -1,0 +1,26 @@
+// Type-checked against the installed package by scripts/test.sh (tsc --noEmit): what a
+// TypeScript user writes must compile, and misuse must not.
+import { Pool, PanicError, QueueFullError, diagnostics, memoryBytes, type PoolStats } from 'ringpool';
+
+async function main(): Promise<void> {
+  const pool: Pool = await Pool.create({ workers: 2, queueCapacity: 16 });
+  const sum: number = await pool.trySubmit((a: number, b: number) => a + b, [2, 3]);
+  const text: string = await pool.submit(async (s: string) => s.toUpperCase(), ['x'], { timeout: 100 });
+  const view: Float32Array = pool.alloc(Float32Array, 8);
+  await pool.trySubmit((v: Float32Array) => v.fill(1), [view], { signal: new AbortController().signal });
+  pool.free(view);
+  await pool.trySubmit(diagnostics.spin(1));
+  const s: PoolStats = pool.stats();
+  const bytes: number = memoryBytes() + s.accepted + sum + text.length;
+  try { await pool.trySubmit(diagnostics.panic('x')); } catch (e) {
+    if (e instanceof PanicError) { const where: string | null = e.location; void where; }
+    if (e instanceof QueueFullError) { const code: 'QUEUE_FULL' = e.code; void code; }
+  }
+  // @ts-expect-error: queueCapacity must be a number
+  await Pool.create({ queueCapacity: 'big' });
+  // @ts-expect-error: args must match the function's parameters
+  await pool.trySubmit((a: number) => a, ['not a number']);
+  await pool.shutdown({ timeout: 1000, force: false });
+  void bytes;
+}
+void main;
