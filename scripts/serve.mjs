@@ -15,6 +15,8 @@ function resolve(url) {
   const path = normalize(decodeURIComponent(new URL(url, 'http://x').pathname));
   if (path.includes('..')) return null;
   if (path.startsWith('/pkg/')) return join(root, path);
+  // The browser run of the behaviour suite (tests/browser/run.mjs) is served from here too.
+  if (path.startsWith('/tests/browser/') || path.startsWith('/tests/node/')) return join(root, path);
   return join(root, 'www', path.endsWith('/') ? `${path}index.html` : path);
 }
 

@@ -49,3 +49,8 @@ cp tests/node/*.mjs "$scratch/test/"
   node --test test/*.test.mjs
 )
 fi
+
+if want browser-js; then
+section "browser: the same behaviour files in headless Chromium (cross-origin isolated, no bundler)"
+node tests/browser/run.mjs
+fi

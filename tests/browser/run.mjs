@@ -1,0 +1,33 @@
+// The Node behaviour suite (tests/node/*.test.mjs) in headless Chromium on a cross-origin
+// isolated page: playwright-core drives Debian's /usr/bin/chromium, the demo server serves it.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const port = 18000 + Math.floor(Math.random() * 1000);
+const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+await new Promise((ok) => server.stdout.once('data', ok));
+
+const files = readdirSync(new URL('../node', import.meta.url)).filter((f) => f.endsWith('.test.mjs'));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+let failed = 0, passed = 0;
+try {
+  const page = await browser.newPage();
+  const consoleErrors = [];
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await page.goto(`http://127.0.0.1:${port}/tests/browser/index.html?files=${files.join(',')}`);
+  if (!(await page.evaluate(() => crossOriginIsolated))) throw new Error('the test page is not cross-origin isolated');
+  await page.waitForFunction(() => window.__results, null, { timeout: 180_000 });
+  for (const r of await page.evaluate(() => window.__results)) {
+    if (r.ok) { passed++; console.log(`ok - ${r.file}: ${r.name}`); }
+    else { failed++; console.log(`not ok - ${r.file}: ${r.name}\n  ${r.error.replaceAll('\n', '\n  ')}`); }
+  }
+  for (const e of consoleErrors) console.log(`page error: ${e}`);
+} finally {
+  await browser.close();
+  server.kill();
+}
+console.log(`browser: ${passed} passed, ${failed} failed`);
+process.exit(failed || passed === 0 ? 1 : 0);
