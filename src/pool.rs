@@ -385,10 +385,18 @@ impl WorkerPool {
             return Err(if closed { SubmitError::Closed(f) } else { SubmitError::QueueFull(f) });
         }
         c.accepted.fetch_add(1, Ordering::SeqCst);
-        let erased: TaskRef = task.clone();
+        if options.cancel.is_some() || options.timeout.is_some() {
+            self.watch(&(task.clone() as TaskRef), options);
+        }
+        let task: Arc<dyn Output<T>> = task;
+        Ok(TaskHandle { task })
+    }
+
+    /// Arms cancellation and the deadline of an accepted task.
+    fn watch(&self, erased: &TaskRef, options: TaskOptions) {
         if let Some(token) = options.cancel {
             let shared = Arc::downgrade(&self.shared);
-            let weak = Arc::downgrade(&erased);
+            let weak = Arc::downgrade(erased);
             token.on_cancel(Box::new(move || {
                 if let (Some(shared), Some(task)) = (shared.upgrade(), weak.upgrade()) {
                     shared.settle_err(&task, TaskError::Cancelled);
@@ -397,15 +405,13 @@ impl WorkerPool {
         }
         if let Some(timeout) = options.timeout {
             let shared = Arc::downgrade(&self.shared);
-            let weak = Arc::downgrade(&erased);
+            let weak = Arc::downgrade(erased);
             self.backend.after(timeout, Box::new(move || {
                 if let (Some(shared), Some(task)) = (shared.upgrade(), weak.upgrade()) {
                     shared.settle_err(&task, TaskError::TimedOut);
                 }
             }));
         }
-        let task: Arc<dyn Output<T>> = task;
-        Ok(TaskHandle { task })
     }
 
     /// Closes admission at once, runs every accepted task, and resolves when all workers have
