@@ -28,7 +28,19 @@ export type PoolArrayConstructor =
   | Float32ArrayConstructor | Float64ArrayConstructor | BigInt64ArrayConstructor | BigUint64ArrayConstructor;
 
 /** A self-contained function (sent as source; no closures) or a Rust-made `Task`. */
-export type TaskLike<A extends unknown[], R> = ((...args: A) => R | Promise<R>) | Task;
+/**
+ * `this` inside a JS task function (use `function`/`async function`, not an arrow, to see it).
+ * Cancellation of a running task is cooperative: the promise has already rejected, the body may
+ * stop early and its result is dropped.
+ */
+export interface TaskContext {
+  /** True once the task was cancelled (signal, timeout, forced shutdown); works in sync loops. */
+  isCancelled(): boolean;
+  /** Aborts then, while the task awaits (an event loop turn is needed to deliver the event). */
+  readonly signal: AbortSignal;
+}
+
+export type TaskLike<A extends unknown[], R> = ((this: TaskContext, ...args: A) => R | Promise<R>) | Task;
 
 export interface PoolStats {
   workers: number; queueCapacity: number; queued: number; running: number;

@@ -1,14 +1,23 @@
 // Entry of the `ringpool` npm package: loads the shared-memory wasm once (top-level await),
-// then re-exports the API. Workers import the wasm-bindgen glue directly, not this file.
+// then re-exports the API. Workers start from `worker.js`, not this file.
 import * as glue from './ringpool.js';
 
+const isNode = typeof process === 'object' && process?.versions?.node != null;
 const wasmUrl = new URL('./ringpool_bg.wasm', import.meta.url);
-if (typeof process === 'object' && process?.versions?.node != null) {
-  const { readFile } = await import('node:fs/promises');
+if (isNode) {
+  // getBuiltinModule (Node >= 20.16) keeps browser bundlers from resolving `node:fs`.
+  const { readFile } = process.getBuiltinModule?.('node:fs/promises')
+    ?? await import(/* @vite-ignore */ ['node', 'fs/promises'].join(':'));
   await glue.default({ module_or_path: await readFile(wasmUrl) });
 } else {
   await glue.default({ module_or_path: wasmUrl });
 }
+
+// Written out in full so that bundlers (Vite, webpack) see the worker entry and emit it.
+glue.__setWorkerScript(
+  new URL('./worker.js', import.meta.url),
+  () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'ringpool:worker' }),
+);
 
 export const {
   RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError,

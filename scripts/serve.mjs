@@ -11,8 +11,13 @@ const host = process.env.HOST ?? '127.0.0.1';
 const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
   '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml' };
 
+// Under /no-isolation/ the same files are served without COOP/COEP, so tests can check what a
+// page that is not cross-origin isolated shows.
+const bare = '/no-isolation';
+
 function resolve(url) {
-  const path = normalize(decodeURIComponent(new URL(url, 'http://x').pathname));
+  let path = normalize(decodeURIComponent(new URL(url, 'http://x').pathname));
+  if (path.startsWith(`${bare}/`)) path = path.slice(bare.length);
   if (path.includes('..')) return null;
   if (path.startsWith('/pkg/')) return join(root, path);
   // The browser run of the behaviour suite (tests/browser/run.mjs) is served from here too.
@@ -24,10 +29,13 @@ createServer(async (req, res) => {
   const file = resolve(req.url);
   try {
     if (!file || !(await stat(file)).isFile()) throw new Error('not a file');
-    res.writeHead(200, {
-      'Content-Type': types[extname(file)] ?? 'application/octet-stream',
+    const isolation = req.url.startsWith(`${bare}/`) ? {} : {
       'Cross-Origin-Opener-Policy': 'same-origin',
       'Cross-Origin-Embedder-Policy': 'require-corp',
+    };
+    res.writeHead(200, {
+      'Content-Type': types[extname(file)] ?? 'application/octet-stream',
+      ...isolation,
       'Cache-Control': 'no-cache',
     });
     res.end(await readFile(file));

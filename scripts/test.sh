@@ -68,3 +68,17 @@ if want browser-js; then
 section "browser: the same behaviour files in headless Chromium (cross-origin isolated, no bundler)"
 node tests/browser/run.mjs
 fi
+
+if want vite; then
+section "vite: the package in a Vite app (dev server, and build + preview) in headless Chromium"
+app=target/vite-scratch
+rm -rf "$app" && mkdir -p "$app"
+(cd pkg && npm pack --silent --pack-destination "../$app" >/dev/null)
+cp tests/vite/app/* "$app/"
+(
+  cd "$app"
+  echo '{ "name": "ringpool-vite-scratch", "private": true, "type": "module" }' > package.json
+  npm install --silent --no-audit --no-fund ./ringpool-*.tgz
+)
+node tests/vite/run.mjs "$app"
+fi

@@ -84,6 +84,16 @@ impl Header {
         self.state.load(Ordering::Acquire) >= WRITING
     }
 
+    /// wasm: wakes a worker that watches `state` while its body awaits (the JS task context,
+    /// `jsfn.rs`), so a running async task learns at once that it was cancelled.
+    fn notify_state(&self) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "atomics", not(loom)))]
+        // SAFETY: `state` is a live, aligned 32-bit word in shared memory; notify never blocks.
+        unsafe {
+            core::arch::wasm32::memory_atomic_notify(self.state.as_ptr() as *mut i32, u32::MAX);
+        }
+    }
+
     /// Wakes whoever waits for the result (runs on the delivering thread).
     pub(crate) fn deliver(&self) {
         #[cfg(all(target_arch = "wasm32", not(loom)))]
@@ -230,6 +240,9 @@ where
             drop(self.body.with_mut(|b| unsafe { (*b).take() }));
         }
         self.write(Err(err));
+        if phase == Phase::Running {
+            self.header.notify_state();
+        }
         Some(phase)
     }
 
@@ -272,6 +285,18 @@ where
 std::thread_local! {
     /// The header of the task this worker thread is running, for [`is_cancelled`].
     static CURRENT: std::cell::Cell<*const Header> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+/// Inside a task body: the address of its state word, which stays `RUNNING` (1) until the task
+/// is settled (by its own result, or by cancellation, deadline, crash or force). JS task
+/// contexts watch it; 0 outside tasks.
+#[cfg(all(target_arch = "wasm32", not(loom)))]
+pub(crate) fn current_state_addr() -> usize {
+    CURRENT.with(|c| {
+        let p = c.get();
+        // SAFETY: as in `is_cancelled`.
+        if p.is_null() { 0 } else { unsafe { (*p).state.as_ptr() as usize } }
+    })
 }
 
 /// Inside a task: whether its promise/handle was already settled by cancellation or its

@@ -38,6 +38,15 @@ extern "C" {
     fn cross_origin_isolation_problem() -> Option<String>;
     #[wasm_bindgen(js_name = postDoorbell)]
     fn post_doorbell();
+    #[wasm_bindgen(js_name = setWorkerScript)]
+    fn set_worker_script(url: &JsValue, spawn_web: &js_sys::Function);
+}
+
+/// Called once by the npm package's entry: the worker script to start (see `worker.js`).
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __setWorkerScript, skip_typescript)]
+pub fn configure_worker_script(url: &JsValue, spawn_web: &js_sys::Function) {
+    set_worker_script(url, spawn_web);
 }
 
 #[wasm_bindgen]
@@ -426,6 +435,7 @@ pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
 #[doc(hidden)]
 #[wasm_bindgen(js_name = ringpool_worker_resume, skip_typescript)]
 pub fn worker_resume(index: u32, ok: bool, value: JsValue) {
+    super::jsfn::finish_suspended_context();
     let task = WORKER_SUSPENDED.with(|s| s.borrow_mut().take());
     let shared = WORKER_SHARED.with(|w| w.borrow().clone());
     if let (Some(task), Some(shared)) = (task, shared) {

@@ -2,6 +2,10 @@
 //! cache) and called with the decoded arguments. An `async` function (any thenable result)
 //! suspends the worker loop: the worker returns to its event loop, awaits, then finishes the
 //! task and re-enters the loop (see `worker.js`). The worker stays busy meanwhile.
+//!
+//! `this` inside the function is a context: `this.isCancelled()` turns true once the task was
+//! settled by cancellation, its timeout or a forced shutdown (its result will be dropped), and
+//! `this.signal` is an `AbortSignal` that aborts then, while the task awaits.
 
 use super::codec::{error_of, from_js, to_js};
 use crate::value::{Budget, CodecError, Value};
@@ -17,6 +21,41 @@ export function compileTask(source) {
   return f;
 }
 export function isThenable(v) { return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function'; }
+// `this` of a task function: `signal` aborts when the task is settled by someone else
+// (cancellation, timeout, force) while it awaits; `isCancelled()` reads the task's state word
+// in shared memory, so it works inside a synchronous loop too. `addr` holds 1 while running.
+export function makeContext(memory, addr) {
+  const cells = new Int32Array(memory.buffer), idx = addr >>> 2;
+  let controller = null, live = true, cancelled = false, watching = false;
+  const isCancelled = () => {
+    if (live && !cancelled && Atomics.load(cells, idx) !== 1) cancelled = true;
+    return cancelled;
+  };
+  const context = Object.freeze({
+    isCancelled,
+    // Made on first use: most tasks never look at it.
+    get signal() {
+      if (controller === null) {
+        controller = new AbortController();
+        if (isCancelled()) controller.abort();
+      }
+      return controller.signal;
+    },
+  });
+  const watch = () => {
+    watching = true;
+    if (!live) return;
+    if (isCancelled()) { controller?.abort(); return; }
+    const r = Atomics.waitAsync(cells, idx, 1);
+    if (r.async) r.value.then(watch); else watch();
+  };
+  const finish = () => {
+    isCancelled();
+    live = false;
+    if (watching) Atomics.notify(cells, idx);
+  };
+  return { context, watch, finish };
+}
 export function functionSource(f) {
   const src = Function.prototype.toString.call(f);
   if (/\\{\\s*\\[native code\\]\\s*\\}\\s*$/.test(src)) return null;
@@ -28,6 +67,15 @@ extern "C" {
     fn compile_task(source: &str) -> Result<Function, JsValue>;
     #[wasm_bindgen(js_name = isThenable)]
     fn is_thenable(v: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = makeContext)]
+    fn make_context(memory: &JsValue, addr: u32) -> ContextParts;
+    type ContextParts;
+    #[wasm_bindgen(method, getter)]
+    fn context(this: &ContextParts) -> JsValue;
+    #[wasm_bindgen(method)]
+    fn watch(this: &ContextParts);
+    #[wasm_bindgen(method)]
+    fn finish(this: &ContextParts);
     #[wasm_bindgen(js_name = functionSource)]
     pub(crate) fn function_source(f: &JsValue) -> Option<String>;
 }
@@ -48,6 +96,8 @@ std::thread_local! {
     static CACHE: RefCell<HashMap<String, Function>> = RefCell::new(HashMap::new());
     /// The promise a suspended task waits for, until `worker.js` takes it.
     static SUSPENDED: RefCell<Option<JsValue>> = const { RefCell::new(None) };
+    /// The context of the suspended task, finished when it resumes.
+    static SUSPENDED_CONTEXT: RefCell<Option<ContextParts>> = const { RefCell::new(None) };
 }
 
 const NOT_CAPTURED: &str = "task functions are sent as source and compiled in each worker, so variables \
@@ -121,7 +171,15 @@ pub(crate) fn run(source: &str, args: &[Value]) -> JsOutcome {
     };
     let memory = wasm_bindgen::memory();
     let js_args: Array = args.iter().map(|a| to_js(a, &memory)).collect();
-    match f.apply(&JsValue::UNDEFINED, &js_args) {
+    let parts = make_context(&memory, crate::task::current_state_addr() as u32);
+    let result = f.apply(&parts.context(), &js_args);
+    if matches!(&result, Ok(r) if is_thenable(r)) {
+        parts.watch();
+        SUSPENDED_CONTEXT.with(|s| *s.borrow_mut() = Some(parts));
+    } else {
+        parts.finish();
+    }
+    match result {
         Ok(r) if is_thenable(&r) => {
             SUSPENDED.with(|s| *s.borrow_mut() = Some(r));
             crate::task::mark_suspended();
@@ -148,6 +206,13 @@ pub(crate) fn outcome_to_js(o: JsOutcome) -> Result<JsValue, JsValue> {
         JsOutcome::Returned(v) => Ok(to_js(&v, &memory)),
         JsOutcome::Thrown(v) => Err(to_js(&v, &memory)),
         JsOutcome::Pending => Err(error_of("Error", "internal: a suspended task was delivered", "")),
+    }
+}
+
+/// The suspended task's promise settled: its context stops watching.
+pub(crate) fn finish_suspended_context() {
+    if let Some(parts) = SUSPENDED_CONTEXT.with(|s| s.borrow_mut().take()) {
+        parts.finish();
     }
 }
 

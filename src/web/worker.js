@@ -1,6 +1,8 @@
-// Spawns the pool's workers and is itself each worker's entry script, so no separate file has
-// to be found at run time: `new Worker(import.meta.url)` (worker_threads in Node; blob URLs,
-// which `link_to!` would make, are refused there).
+// Spawns the pool's workers. The npm package's entry registers its `worker.js` (a two-line
+// script importing the glue) with `setWorkerScript`, written as `new Worker(new URL('./worker.js',
+// import.meta.url))` so that bundlers (Vite) emit it as a worker chunk. Without that (the Rust
+// crate used directly, e.g. under wasm-bindgen-test) this file is itself the entry script:
+// `new Worker(import.meta.url)` (worker_threads in Node refuse the blob URLs `link_to!` makes).
 //
 // Main side: `WorkerSet` starts workers, forwards their few lifecycle messages (ready, exited,
 // crashed, ring) to Rust, and watches the completion doorbell with `Atomics.waitAsync`.
@@ -8,6 +10,17 @@
 // run the Rust worker loop, free the thread's stack and TLS, report, and close.
 
 const isNode = typeof process === 'object' && process?.versions?.node != null;
+
+// Node built-ins without an `import` a browser bundler would try to resolve.
+async function nodeModule(name) {
+  return process.getBuiltinModule?.(name) ?? import(/* @vite-ignore */ ['node', name.slice(5)].join(':'));
+}
+
+let workerScript = null;
+/** `url`: the entry script for worker_threads; `spawnWeb()`: a new module Web Worker on it. */
+export function setWorkerScript(url, spawnWeb) {
+  workerScript = { url, spawnWeb };
+}
 
 export class WorkerSet {
   constructor(glueUrl, module, memory, sharedPtr, name, onEvent) {
@@ -18,23 +31,26 @@ export class WorkerSet {
     this.name = name;
     this.onEvent = onEvent;
     this.workers = new Map();
+    this.stopped = false;
   }
 
   spawn(index) {
     const data = { ringpool: true, glueUrl: this.glueUrl, module: this.module, memory: this.memory,
       sharedPtr: this.sharedPtr, index };
-    const onMessage = (msg) => this.onEvent(msg.type, msg.index, msg.detail ?? '');
-    const onError = (err) => this.onEvent('crashed', index, String(err?.stack ?? err?.message ?? err));
+    // After `terminateAll` the Rust callbacks are being freed: late events are dropped.
+    const onMessage = (msg) => { if (!this.stopped) this.onEvent(msg.type, msg.index, msg.detail ?? ''); };
+    const onError = (err) => { if (!this.stopped) this.onEvent('crashed', index, String(err?.stack ?? err?.message ?? err)); };
     if (isNode) {
-      const pending = import('node:worker_threads').then(({ Worker }) => {
-        const w = new Worker(new URL(import.meta.url), { workerData: data, name: `${this.name}-${index}` });
+      const pending = nodeModule('node:worker_threads').then(({ Worker }) => {
+        const w = new Worker(workerScript?.url ?? new URL(import.meta.url), { workerData: data, name: `${this.name}-${index}` });
         w.on('message', onMessage);
         w.on('error', onError);
         return w;
       });
       this.workers.set(index, pending);
     } else {
-      const w = new Worker(new URL(import.meta.url), { type: 'module', name: `ringpool:${this.name}-${index}` });
+      const w = workerScript?.spawnWeb()
+        ?? new Worker(new URL(import.meta.url), { type: 'module', name: `ringpool:${this.name}-${index}` });
       w.onmessage = (e) => onMessage(e.data);
       w.onerror = (e) => { e.preventDefault?.(); onError(e.message ?? e); };
       w.postMessage(data);
@@ -49,6 +65,7 @@ export class WorkerSet {
   }
 
   terminateAll() {
+    this.stopped = true;
     for (const i of [...this.workers.keys()]) this.terminate(i);
   }
 
@@ -57,6 +74,7 @@ export class WorkerSet {
     const cells = new Int32Array(this.memory.buffer);
     const idx = byteAddr >>> 2;
     const loop = () => {
+      if (this.stopped) return;
       const seen = Atomics.load(cells, idx);
       if (!drain()) return;
       const r = Atomics.waitAsync(cells, idx, seen);
@@ -91,7 +109,8 @@ async function runWorker(data, postToMain, close) {
   post = postToMain;
   let wasm;
   try {
-    const glue = await import(data.glueUrl);
+    // The entry script's own copy of the glue when it has one (a bundled worker chunk).
+    const glue = globalThis.__ringpoolGlue ?? await import(/* @vite-ignore */ data.glueUrl);
     wasm = glue.initSync({ module: data.module, memory: data.memory });
     postToMain({ type: 'ready', index: data.index });
     // The raw export, not the glue wrapper: the wrapper marks the whole shared module as
@@ -117,7 +136,7 @@ async function runWorker(data, postToMain, close) {
 
 if (!globalThis.__ringpoolWorkerStarted) {
   if (isNode) {
-    import('node:worker_threads').then(({ isMainThread, workerData, parentPort }) => {
+    nodeModule('node:worker_threads').then(({ isMainThread, workerData, parentPort }) => {
       if (isMainThread || !workerData?.ringpool || globalThis.__ringpoolWorkerStarted) return;
       globalThis.__ringpoolWorkerStarted = true;
       runWorker(workerData, (m) => parentPort.postMessage(m), () => parentPort.close());

@@ -24,7 +24,19 @@ try {
     if (r.ok) { passed++; console.log(`ok - ${r.file}: ${r.name}`); }
     else { failed++; console.log(`not ok - ${r.file}: ${r.name}\n  ${r.error.replaceAll('\n', '\n  ')}`); }
   }
-  for (const e of consoleErrors) console.log(`page error: ${e}`);
+  for (const e of consoleErrors) { failed++; console.log(`not ok - page error: ${e}`); }
+
+  // Without COOP/COEP: the import works, Pool.create rejects naming both headers.
+  const bare = await browser.newPage();
+  await bare.goto(`http://127.0.0.1:${port}/no-isolation/tests/browser/no-isolation.html`);
+  await bare.waitForFunction(() => window.__result, null, { timeout: 60_000 });
+  const r = await bare.evaluate(() => window.__result);
+  const named = /Cross-Origin-Opener-Policy: same-origin/.test(r.message) && /Cross-Origin-Embedder-Policy: require-corp/.test(r.message);
+  if (r.isolated === false && !r.importError && !r.created && named) {
+    passed++; console.log(`ok - no-isolation.html: Pool.create rejects naming both headers (${r.name}, ${r.code})`);
+  } else {
+    failed++; console.log(`not ok - no-isolation.html: ${JSON.stringify(r)}`);
+  }
 } finally {
   await browser.close();
   server.kill();

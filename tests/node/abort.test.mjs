@@ -55,3 +55,59 @@ test('an already-aborted signal is refused at admission with its reason', async 
   assert.equal(s.accepted, 0);
   await pool.shutdown();
 });
+
+// A running task is cancelled cooperatively: its promise rejects at once, and the body sees it
+// through `this.isCancelled()` (any time) or `this.signal` (while it awaits).
+async function startedTask(pool, body, options) {
+  const flags = pool.alloc(Int32Array, 2); // [0] = started, [1] = what the body saw
+  const p = pool.trySubmit(body, [flags], options);
+  while (Atomics.load(flags, 0) === 0) await Atomics.waitAsync(flags, 0, 0).value;
+  return { p, flags };
+}
+
+test('a running async task sees this.signal abort when its signal is aborted', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
+  const ac = new AbortController();
+  const { p, flags } = await startedTask(pool, async function (f) {
+    const signal = this.signal; // made while running: only the watch can abort it later
+    Atomics.store(f, 0, 1); Atomics.notify(f, 0);
+    await new Promise((resolve) => signal.addEventListener('abort', resolve));
+    Atomics.store(f, 1, this.signal.reason?.name === 'AbortError' && this.isCancelled() ? 7 : 9);
+    return 'late result';
+  }, { signal: ac.signal });
+  ac.abort(new Error('stop'));
+  assert.equal((await rejection(p)).message, 'stop');
+  // One worker: this runs only after the cancelled body returned, which it does only by
+  // observing the abort (otherwise the test times out).
+  assert.equal(await pool.trySubmit((f) => Atomics.load(f, 1), [flags]), 7);
+  assert.equal(assertInvariant(pool).cancelled, 1);
+  await pool.shutdown();
+});
+
+test('a running synchronous task sees this.isCancelled() turn true on timeout', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
+  const { p, flags } = await startedTask(pool, function (f) {
+    Atomics.store(f, 0, 1); Atomics.notify(f, 0);
+    let polls = 0;
+    while (!this.isCancelled()) polls++;
+    Atomics.store(f, 1, polls > 0 ? 1 : 2);
+    return 'late result';
+  }, { timeout: 30 });
+  assert.ok((await rejection(p)) instanceof TimeoutError);
+  assert.equal(await pool.trySubmit((f) => Atomics.load(f, 1), [flags]), 1);
+  assert.equal(assertInvariant(pool).timedOut, 1);
+  await pool.shutdown();
+});
+
+test('a task that finishes normally never sees cancellation', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
+  const ac = new AbortController();
+  const seen = await pool.trySubmit(async function () {
+    await null;
+    return [this.isCancelled(), this.signal.aborted];
+  }, [], { signal: ac.signal });
+  ac.abort();
+  assert.deepEqual(seen, [false, false]);
+  assertInvariant(pool);
+  await pool.shutdown();
+});

@@ -9,6 +9,10 @@ async function main(): Promise<void> {
   const view: Float32Array = pool.alloc(Float32Array, 8);
   await pool.trySubmit((v: Float32Array) => v.fill(1), [view], { signal: new AbortController().signal });
   pool.free(view);
+  const stopped: boolean = await pool.trySubmit(async function (n: number) {
+    while (n-- > 0 && !this.isCancelled()) await null;
+    return this.signal.aborted;
+  }, [10], { timeout: 50 });
   await pool.trySubmit(diagnostics.spin(1));
   const s: PoolStats = pool.stats();
   const bytes: number = memoryBytes() + s.accepted + sum + text.length;
@@ -20,7 +24,9 @@ async function main(): Promise<void> {
   await Pool.create({ queueCapacity: 'big' });
   // @ts-expect-error: args must match the function's parameters
   await pool.trySubmit((a: number) => a, ['not a number']);
+  // @ts-expect-error: the context has no such member
+  await pool.trySubmit(function () { return this.cancelled; });
   await pool.shutdown({ timeout: 1000, force: false });
-  void bytes;
+  void bytes; void stopped;
 }
 void main;
