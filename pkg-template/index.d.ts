@@ -40,7 +40,7 @@ export interface TaskContext {
   readonly signal: AbortSignal;
 }
 
-export type TaskLike<A extends unknown[], R> = ((this: TaskContext, ...args: A) => R | Promise<R>) | Task;
+export type TaskLike<A extends unknown[], R> = ((this: TaskContext, ...args: A) => R | Promise<R>) | Task<R>;
 
 export interface PoolStats {
   workers: number; queueCapacity: number; queued: number; running: number;
@@ -48,9 +48,11 @@ export interface PoolStats {
   panicked: number; crashed: number; cancelled: number; timedOut: number;
 }
 
-/** A task made by Rust (`diagnostics.*` or your own crate); consumed when submitted. */
-export declare class Task {
+/** A task made by Rust (`image.*`, `diagnostics.*` or your own crate); consumed when submitted. `R`: what it resolves with. */
+export declare class Task<R = unknown> {
   private constructor();
+  /** Type-level only: the result type. */
+  private readonly __result?: R;
   free(): void;
 }
 
@@ -95,9 +97,38 @@ export declare function wasmMemory(): WebAssembly.Memory;
 export declare function memoryBytes(): number;
 
 export declare const diagnostics: {
-  panic(message: string): Task;
-  trap(): Task;
-  spin(ms: number): Task;
-  noop(): Task;
-  worker(): Task;
+  panic(message: string): Task<never>;
+  trap(): Task<never>;
+  spin(ms: number): Task<number>;
+  noop(): Task<undefined>;
+  worker(): Task<string>;
+};
+
+/** RGBA pixels in pool memory (`pool.alloc(Uint8Array, width * height * 4)`). */
+export type Pixels = Uint8Array | Uint8ClampedArray;
+
+/** What an `image.*` task resolves with: the worker that ran it and when (ms on `performance.timeOrigin + performance.now()`). */
+export interface TileReport { worker: number; start: number; end: number; }
+
+/**
+ * Rust image kernels, one row band `[y0, y1)` per task. Views must come from `pool.alloc`;
+ * `src` and `dst` must not overlap (except grayscale in place). Bad sizes, radii, amounts or
+ * bands throw `RangeError`, views that are not pool memory `TypeError`, when the task is made.
+ */
+export declare const image: {
+  /** In place: `grayscale(view, width, height, y0, y1)`, or `grayscale(src, dst, width, height, y0, y1)`. */
+  grayscale(view: Pixels, width: number, height: number, y0: number, y1: number): Task<TileReport>;
+  grayscale(src: Pixels, dst: Pixels, width: number, height: number, y0: number, y1: number): Task<TileReport>;
+  /** Gaussian blur, σ = radius / 2, radius 1..=64. */
+  blur(src: Pixels, dst: Pixels, width: number, height: number, radius: number, y0: number, y1: number): Task<TileReport>;
+  /** Unsharp mask: `src + amount · (src − blur(src))`, radius 1..=64, amount 0..=16. */
+  sharpen(src: Pixels, dst: Pixels, width: number, height: number, radius: number, amount: number, y0: number, y1: number): Task<TileReport>;
+  /** Sobel edge magnitude of the luma, as gray. */
+  sobel(src: Pixels, dst: Pixels, width: number, height: number, y0: number, y1: number): Task<TileReport>;
+  /** 3 × 3 emboss. */
+  emboss(src: Pixels, dst: Pixels, width: number, height: number, y0: number, y1: number): Task<TileReport>;
+  /** Fills `view` with the demo's deterministic sample picture. */
+  sample(view: Pixels, width: number, height: number): void;
+  /** FNV-1a (32 bit) of the bytes. */
+  checksum(bytes: Uint8Array | Uint8ClampedArray): number;
 };

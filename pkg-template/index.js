@@ -29,6 +29,22 @@ export const memoryBytes = glue.memoryBytes;
 /** The shared `WebAssembly.Memory` (its buffer is a SharedArrayBuffer). */
 export const wasmMemory = glue.wasmMemory;
 
+/**
+ * Rust image kernels over RGBA views of pool memory, one row band [y0, y1) per task; each task
+ * resolves with `{ worker, start, end }`. See README "Image kernels".
+ */
+export const image = Object.freeze({
+  grayscale: glue.imageGrayscale,
+  blur: glue.imageBlur,
+  sharpen: glue.imageSharpen,
+  sobel: glue.imageSobel,
+  emboss: glue.imageEmboss,
+  /** Fills a pool view with the demo's deterministic sample image. */
+  sample: glue.imageSample,
+  /** FNV-1a (32 bit) of the bytes. */
+  checksum: glue.imageChecksum,
+});
+
 /** Rust tasks for testing your own error handling. */
 export const diagnostics = Object.freeze({
   /** A task that panics with `message`: rejects with `PanicError`, the worker survives. */

@@ -3,6 +3,7 @@
 //   2. wasm-opt from the npm `binaryen` package (Debian's 108 breaks unwinding; tests run the
 //      optimised output);
 //   3. pkg-template/ merged in: entry, types, README, package.json fields.
+// The npm package is built with the `image` feature (the `image.*` kernels).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -22,24 +23,34 @@ process.env.PATH = `${join(cargoHome, 'bin')}:${process.env.PATH}`;
 const run = (cmd, args, env = {}) =>
   execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...toolchainEnv, ...env } });
 
-run('wasm-pack', ['build', '.', '--mode', 'force', '--target', 'web', '--release', '--out-dir', 'pkg', '--out-name', 'ringpool'],
-  { CARGO_UNSTABLE_BUILD_STD: 'panic_unwind,std' });
+// `--demo` also builds the demo's copy (www/wasm/, served at /wasm/): the same package with
+// wasm-bindgen-rayon linked in for the side-by-side comparison; the npm package stays without it.
+const demo = process.argv.includes('--demo');
 
-const wasm = join(pkg, 'ringpool_bg.wasm');
-const before = statSync(wasm).size;
-run(join(root, 'node_modules/.bin/wasm-opt'), ['-O3', wasm, '-o', wasm]);
-console.log(`wasm-opt: ${before} -> ${statSync(wasm).size} bytes`);
+function build(outDir, features) {
+  const out = join(root, outDir);
+  run('wasm-pack', ['build', '.', '--mode', 'force', '--target', 'web', '--release', '--out-dir', outDir, '--out-name', 'ringpool',
+    '--', '--features', features], { CARGO_UNSTABLE_BUILD_STD: 'panic_unwind,std' });
 
-const template = join(root, 'pkg-template');
-for (const f of readdirSync(template)) {
-  if (f !== 'package.json') copyFileSync(join(template, f), join(pkg, f));
+  const wasm = join(out, 'ringpool_bg.wasm');
+  const before = statSync(wasm).size;
+  run(join(root, 'node_modules/.bin/wasm-opt'), ['-O3', wasm, '-o', wasm]);
+  console.log(`wasm-opt: ${before} -> ${statSync(wasm).size} bytes`);
+
+  const template = join(root, 'pkg-template');
+  for (const f of readdirSync(template)) {
+    if (f !== 'package.json') copyFileSync(join(template, f), join(out, f));
+  }
+  const generated = JSON.parse(readFileSync(join(out, 'package.json'), 'utf8'));
+  const extra = JSON.parse(readFileSync(join(template, 'package.json'), 'utf8'));
+  const merged = {
+    ...generated,
+    ...extra,
+    files: [...new Set([...(generated.files ?? []), ...extra.files])],
+  };
+  writeFileSync(join(out, 'package.json'), JSON.stringify(merged, null, 2) + '\n');
+  console.log(`built ${merged.name}@${merged.version} (features: ${features}) in ${outDir}/`);
 }
-const generated = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
-const extra = JSON.parse(readFileSync(join(template, 'package.json'), 'utf8'));
-const merged = {
-  ...generated,
-  ...extra,
-  files: [...new Set([...(generated.files ?? []), ...extra.files])],
-};
-writeFileSync(join(pkg, 'package.json'), JSON.stringify(merged, null, 2) + '\n');
-console.log(`built ${merged.name}@${merged.version} in pkg/`);
+
+build('pkg', 'image');
+if (demo) build('www/wasm', 'demo-rayon');

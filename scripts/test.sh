@@ -11,7 +11,7 @@ ONLY="$*"
 
 if want native; then
 section "native: unit, behaviour and doc tests on std::thread"
-cargo test --quiet
+cargo test --quiet --features image
 fi
 
 if want loom; then
@@ -67,6 +67,11 @@ fi
 if want browser-js; then
 section "browser: the same behaviour files in headless Chromium (cross-origin isolated, no bundler)"
 node tests/browser/run.mjs
+fi
+
+if want demo; then
+section "demo: the image page end to end in headless Chromium (every filter x mode, checksums vs native)"
+node tests/demo/run.mjs
 fi
 
 if want vite; then

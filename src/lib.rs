@@ -16,6 +16,8 @@
 
 #![cfg_attr(all(target_arch = "wasm32", not(loom)), feature(stdarch_wasm_atomic_wait))]
 
+#[cfg(feature = "image")]
+pub mod image;
 pub mod ring;
 mod sync;
 

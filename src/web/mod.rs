@@ -2,6 +2,8 @@
 
 pub(crate) mod backend;
 mod codec;
+#[cfg(feature = "image")]
+mod image;
 mod js;
 mod jsfn;
 

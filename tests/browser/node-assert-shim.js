@@ -20,12 +20,20 @@ const assert = {
   AssertionError,
   ok: (v, m) => { if (!v) fail(m ?? `expected truthy, got ${show(v)}`); },
   equal: (a, b, m) => { if (!Object.is(a, b)) fail(m ?? `${show(a)} !== ${show(b)}`); },
+  notEqual: (a, b, m) => { if (Object.is(a, b)) fail(m ?? `${show(a)} === ${show(b)}`); },
   deepEqual: (a, b, m) => { if (!same(a, b)) fail(m ?? `not deep-equal: ${show(a)} vs ${show(b)}`); },
   match: (s, re, m) => { if (!re.test(s)) fail(m ?? `${show(s)} does not match ${re}`); },
   fail: (m) => fail(m ?? 'failed'),
-  throws: (fn, Ctor, m) => {
-    try { fn(); } catch (e) { if (typeof Ctor === 'function' && !(e instanceof Ctor)) fail(m ?? `threw ${e}, not ${Ctor.name}`); return; }
-    fail(typeof Ctor === 'string' ? Ctor : m ?? 'expected a throw');
+  // Like node's: `expected` is an error class, a RegExp for the message, or a validation
+  // function (no prototype: an arrow) that must return true.
+  throws: (fn, expected, m) => {
+    try { fn(); } catch (e) {
+      if (expected instanceof RegExp) { if (!expected.test(String(e?.message ?? e))) fail(m ?? `threw ${e}, not matching ${expected}`); }
+      else if (typeof expected === 'function' && expected.prototype === undefined) { if (expected(e) !== true) fail(m ?? `threw ${e}, which failed validation`); }
+      else if (typeof expected === 'function' && !(e instanceof expected)) fail(m ?? `threw ${e}, not ${expected.name}`);
+      return;
+    }
+    fail(typeof expected === 'string' ? expected : m ?? 'expected a throw');
   },
 };
 export default assert;

@@ -1,6 +1,6 @@
 // Type-checked against the installed package by scripts/test.sh (tsc --noEmit): what a
 // TypeScript user writes must compile, and misuse must not.
-import { Pool, PanicError, QueueFullError, diagnostics, memoryBytes, type PoolStats } from 'ringpool';
+import { Pool, PanicError, QueueFullError, diagnostics, image, memoryBytes, type PoolStats, type TileReport } from 'ringpool';
 
 async function main(): Promise<void> {
   const pool: Pool = await Pool.create({ workers: 2, queueCapacity: 16 });
@@ -13,7 +13,14 @@ async function main(): Promise<void> {
     while (n-- > 0 && !this.isCancelled()) await null;
     return this.signal.aborted;
   }, [10], { timeout: 50 });
-  await pool.trySubmit(diagnostics.spin(1));
+  const spun: number = await pool.trySubmit(diagnostics.spin(1));
+  const px = pool.alloc(Uint8Array, 4 * 4 * 4), out = pool.alloc(Uint8Array, 4 * 4 * 4);
+  image.sample(px, 4, 4);
+  const tile: TileReport = await pool.trySubmit(image.blur(px, out, 4, 4, 1, 0, 4));
+  const sum2: number = image.checksum(out) + tile.end - tile.start + spun;
+  await pool.trySubmit(image.grayscale(px, 4, 4, 0, 4));
+  // @ts-expect-error: blur needs a radius
+  image.blur(px, out, 4, 4, 0, 4);
   const s: PoolStats = pool.stats();
   const bytes: number = memoryBytes() + s.accepted + sum + text.length;
   try { await pool.trySubmit(diagnostics.panic('x')); } catch (e) {
@@ -27,6 +34,6 @@ async function main(): Promise<void> {
   // @ts-expect-error: the context has no such member
   await pool.trySubmit(function () { return this.cancelled; });
   await pool.shutdown({ timeout: 1000, force: false });
-  void bytes; void stopped;
+  void bytes; void stopped; void sum2;
 }
 void main;

@@ -1,0 +1,120 @@
+// End-to-end test of the demo page (www/) in headless Chromium: playwright-core drives Debian's
+// /usr/bin/chromium against scripts/serve.mjs. Checks: the page loads without console errors;
+// every filter runs in every mode; ringpool, wasm-single and rayon give identical checksums and
+// match the native Rust reference (examples/image_reference.rs); the plain-JS kernel agrees to
+// within rounding; a full queue is handled with backpressure; the result canvas is not blank;
+// without COOP/COEP the page explains what is missing.
+import { chromium } from 'playwright-core';
+import { spawn, execFileSync } from 'node:child_process';
+import { inflateSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const FILTERS = ['grayscale', 'blur', 'sharpen', 'sobel', 'emboss'];
+const MODES = ['ringpool', 'wasm-single', 'js', 'rayon'];
+// Odd sizes and a band height that does not divide them exercise every remainder path.
+const W = 333, H = 217, RADIUS = 5, AMOUNT = 1.5, TILE = 16;
+
+const reference = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '--features', 'image', '--example', 'image_reference', '--',
+  String(W), String(H), String(RADIUS), String(AMOUNT), String(TILE)], { cwd: root, encoding: 'utf8' }));
+
+const port = 18500 + Math.floor(Math.random() * 400);
+const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+await new Promise((ok) => server.stdout.once('data', ok));
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
+
+let passed = 0, failed = 0;
+async function check(name, fn) {
+  try { await fn(); passed++; console.log(`ok - ${name}`); }
+  catch (e) { failed++; console.log(`not ok - ${name}\n  ${String(e?.stack ?? e).replaceAll('\n', '\n  ')}`); }
+}
+
+// Distinct byte values in the inflated image data of a PNG: a blank picture has a handful.
+function pngVariety(png) {
+  const idat = [];
+  for (let at = 8; at < png.length;) {
+    const len = png.readUInt32BE(at), type = png.toString('latin1', at + 4, at + 8);
+    if (type === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
+    at += 12 + len;
+  }
+  return new Set(inflateSync(Buffer.concat(idat))).size;
+}
+
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.evaluate(() => window.demo.ready);
+
+  const sums = {};
+  await check('every filter runs in every mode', async () => {
+    for (const filter of FILTERS) {
+      for (const mode of MODES) {
+        const r = await page.evaluate((o) => window.demo.run(o), { filter, mode, workers: 2, width: W, height: H, tileRows: TILE, params: { radius: RADIUS, amount: AMOUNT } });
+        assert.ok(Number.isFinite(r.ms) && r.ms >= 0, `${filter}/${mode}: ms ${r.ms}`);
+        assert.ok(Number.isInteger(r.checksum), `${filter}/${mode}: checksum ${r.checksum}`);
+        (sums[filter] ??= {})[mode] = r.checksum;
+      }
+    }
+  });
+
+  await check('ringpool, wasm-single and rayon checksums are identical and match the native reference', () => {
+    for (const filter of FILTERS) {
+      const s = sums[filter];
+      assert.equal(s.ringpool, s['wasm-single'], `${filter}: ringpool vs wasm-single`);
+      assert.equal(s.rayon, s['wasm-single'], `${filter}: rayon vs wasm-single`);
+      assert.equal(s.ringpool, reference[filter], `${filter}: wasm vs native reference`);
+    }
+  });
+
+  await check('the plain-JS kernels compute the same images (within rounding)', async () => {
+    for (const filter of FILTERS) {
+      const diff = await page.evaluate(async (o) => {
+        const px = async (mode) => { await window.demo.run({ ...o, mode }); return window.demo.output(); };
+        const a = await px('wasm-single'), b = await px('js');
+        let max = 0;
+        for (let i = 0; i < a.length; i++) max = Math.max(max, Math.abs(a[i] - b[i]));
+        return max;
+      }, { filter, workers: 2, width: W, height: H, tileRows: TILE, params: { radius: RADIUS, amount: AMOUNT } });
+      assert.ok(diff <= 1, `${filter}: JS differs from Rust by up to ${diff}`);
+    }
+  });
+
+  await check('a full tile queue is absorbed by submit (backpressure): refused tiles still run', async () => {
+    const r = await page.evaluate(() => window.demo.run({ filter: 'blur', mode: 'ringpool', workers: 2, queue: 2, width: 333, height: 217, tileRows: 4, params: { radius: 5 } }));
+    assert.equal(r.checksum, sums.blur['wasm-single'], 'same image as one thread');
+    const text = await page.textContent('#admission');
+    const [, tiles, admitted, refused] = text.match(/(\d+) tiles: (\d+) admitted, (\d+) refused/).map(Number);
+    assert.equal(tiles, Math.ceil(217 / 4));
+    assert.ok(refused > 0, `expected refusals with a 2-slot queue: ${text}`);
+    assert.equal(admitted, tiles, `every tile is admitted in the end: ${text}`);
+  });
+
+  await check('the result canvas is not blank (screenshot)', async () => {
+    await page.evaluate(() => window.demo.run({ filter: 'sobel', mode: 'ringpool', width: 640, height: 400 }));
+    const shot = await page.locator('#stage').screenshot();
+    const variety = pngVariety(shot);
+    assert.ok(variety > 32, `only ${variety} distinct byte values in the screenshot`);
+  });
+
+  await check('the page loads and runs without console errors', () => assert.deepEqual(errors, []));
+
+  await check('without COOP/COEP the page explains which headers are missing', async () => {
+    const bare = await browser.newPage();
+    await bare.goto(`http://127.0.0.1:${port}/no-isolation/`);
+    await bare.waitForSelector('#isolation', { state: 'visible', timeout: 30_000 });
+    const text = await bare.textContent('#isolation');
+    assert.match(text, /Cross-Origin-Opener-Policy: same-origin/);
+    assert.match(text, /Cross-Origin-Embedder-Policy: require-corp/);
+    assert.equal(await bare.isHidden('#app'), true);
+    await bare.close();
+  });
+} finally {
+  await browser.close();
+  server.kill();
+}
+console.log(`demo: ${passed} passed, ${failed} failed`);
+process.exit(failed || !passed ? 1 : 0);

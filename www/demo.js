@@ -1,0 +1,320 @@
+// The image demo: the picture lives in pool memory (two RGBA views, src and dst); a run splits
+// it into tiles of `tileRows` rows and runs one task per tile. Modes:
+//   ringpool     one `image.*` Rust task per tile on a pool of N workers (trySubmit, then
+//                submit for the tiles the full queue refused: backpressure)
+//   wasm-single  the same Rust kernel as one task over the whole image (one thread)
+//   js           js-kernels.js as one JS task over the whole image (one thread)
+//   rayon        the same Rust kernel under wasm-bindgen-rayon's `par_chunks_mut` over the same
+//                tiles, started from a pool worker (rayon blocks its caller)
+// `window.demo.run(...)` is the hook the e2e tests and bench/demo.mjs drive.
+import { jsFilter } from './js-kernels.js';
+
+const $ = (id) => document.getElementById(id);
+const cores = navigator.hardwareConcurrency || 4;
+const clock = () => performance.timeOrigin + performance.now();
+const FILTERS = ['grayscale', 'blur', 'sharpen', 'sobel', 'emboss'];
+const MODES = ['ringpool', 'wasm-single', 'js', 'rayon'];
+
+function setStatus(text, error = false) {
+  $('status').textContent = text;
+  $('status').classList.toggle('error', error);
+}
+
+function explainIsolation(detail) {
+  $('isolation').hidden = false;
+  $('app').hidden = true;
+  $('isolation-detail').textContent = detail ?? '';
+}
+
+let lib, glue, holder;
+const ready = (async () => {
+  if (!globalThis.crossOriginIsolated) {
+    explainIsolation('(crossOriginIsolated is false here.)');
+    throw new Error('the page is not cross-origin isolated: serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp');
+  }
+  lib = await import('./wasm/index.js');
+  glue = await import('./wasm/ringpool.js');
+  try {
+    // One worker: holds the images and runs the one-thread modes.
+    holder = await lib.Pool.create({ workers: 1, queueCapacity: 4 });
+  } catch (e) {
+    explainIsolation(e.message);
+    throw e;
+  }
+})();
+
+// ---- the image in pool memory -------------------------------------------------------------
+
+let picture = null; // { width, height, src, dst, label }
+
+function setPicture(width, height, label, fill) {
+  if (picture) { holder.free(picture.src); holder.free(picture.dst); }
+  picture = null;
+  const src = holder.alloc(Uint8Array, width * height * 4);
+  const dst = holder.alloc(Uint8Array, width * height * 4);
+  fill(src);
+  picture = { width, height, src, dst, label };
+  for (const id of ['before', 'after']) { $(id).width = width; $(id).height = height; }
+  paint('before', src);
+  $('after').getContext('2d').clearRect(0, 0, width, height);
+}
+
+function paint(canvasId, view) {
+  const { width, height } = picture;
+  // ImageData cannot wrap shared memory: copy out.
+  const pixels = new Uint8ClampedArray(view.length);
+  pixels.set(view);
+  $(canvasId).getContext('2d').putImageData(new ImageData(pixels, width, height), 0, 0);
+}
+
+function useSample(width, height) {
+  if (picture?.label === `sample ${width}×${height}`) return;
+  setPicture(width, height, `sample ${width}×${height}`, (v) => lib.image.sample(v, width, height));
+}
+
+async function openFile(file) {
+  const bitmap = await createImageBitmap(file);
+  const { width, height } = bitmap;
+  if (width > 16384 || height > 16384 || width * height > 7680 * 4320 * 2) {
+    throw new RangeError(`${file.name} is ${width}×${height}; the demo takes up to 16384 px a side and 66 megapixels`);
+  }
+  const canvas = new OffscreenCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(bitmap, 0, 0);
+  const data = ctx.getImageData(0, 0, width, height).data;
+  setPicture(width, height, file.name, (v) => v.set(data));
+}
+
+// ---- pools --------------------------------------------------------------------------------
+
+let pool = null;
+async function poolFor(workers, queueCapacity) {
+  if (pool && pool.workers === workers && pool.queueCapacity === queueCapacity) return pool;
+  if (pool) await pool.shutdown();
+  pool = null;
+  pool = await lib.Pool.create({ workers, queueCapacity });
+  return pool;
+}
+
+let rayonThreads = 0;
+async function rayonReady(threads) {
+  // wasm-bindgen-rayon has one global pool per page: its size is fixed by the first call.
+  if (!rayonThreads) { await glue.initThreadPool(threads); rayonThreads = threads; }
+  return rayonThreads;
+}
+
+// ---- running ------------------------------------------------------------------------------
+
+function tileTask(filter, params, p, y0, y1) {
+  const { src, dst, width, height } = p;
+  switch (filter) {
+    case 'grayscale': return lib.image.grayscale(src, dst, width, height, y0, y1);
+    case 'blur': return lib.image.blur(src, dst, width, height, params.radius, y0, y1);
+    case 'sharpen': return lib.image.sharpen(src, dst, width, height, params.radius, params.amount, y0, y1);
+    case 'sobel': return lib.image.sobel(src, dst, width, height, y0, y1);
+    case 'emboss': return lib.image.emboss(src, dst, width, height, y0, y1);
+    default: throw new RangeError(`filter must be one of ${FILTERS.join(', ')}, got ${filter}`);
+  }
+}
+
+async function runFilter({ filter, mode, workers, tileRows, queue, params }) {
+  if (!MODES.includes(mode)) throw new RangeError(`mode must be one of ${MODES.join(', ')}, got ${mode}`);
+  if (!FILTERS.includes(filter)) throw new RangeError(`filter must be one of ${FILTERS.join(', ')}, got ${filter}`);
+  const p = picture;
+  p.dst.fill(0);
+  const trace = { tiles: [], depth: [], capacity: queue, admitted: 0, rejected: 0 };
+  let threads = 1;
+  const t0 = clock();
+  if (mode === 'ringpool') {
+    const pl = await poolFor(workers, queue);
+    threads = workers;
+    const before = pl.stats();
+    const sample = () => trace.depth.push([clock(), pl.stats().queued]);
+    const t1 = clock(); // pool creation is not part of the run
+    trace.start = t1;
+    const done = [];
+    for (let y0 = 0; y0 < p.height; y0 += tileRows) {
+      const y1 = Math.min(p.height, y0 + tileRows);
+      const tile = pl.trySubmit(tileTask(filter, params, p, y0, y1)).catch((e) => {
+        if (!(e instanceof lib.QueueFullError)) throw e;
+        return pl.submit(tileTask(filter, params, p, y0, y1)); // waits for space, in order
+      });
+      sample();
+      done.push(tile.then((r) => { trace.tiles.push({ ...r, y0, y1 }); sample(); }));
+    }
+    await Promise.all(done);
+    const after = pl.stats();
+    trace.admitted = after.accepted - before.accepted;
+    trace.rejected = after.rejected - before.rejected;
+    return finish(t1, threads, trace);
+  }
+  if (mode === 'wasm-single') {
+    const r = await holder.trySubmit(tileTask(filter, params, p, 0, p.height));
+    trace.tiles.push({ ...r, y0: 0, y1: p.height });
+  } else if (mode === 'js') {
+    const start = clock();
+    await holder.trySubmit(jsFilter, [filter, params, p.src, p.dst, p.width, p.height, 0, p.height]);
+    trace.tiles.push({ worker: 0, start, end: clock(), y0: 0, y1: p.height });
+  } else {
+    threads = await rayonReady(workers);
+    const t1 = clock(); // starting rayon's threads (first run only) is not part of the run
+    const r = await holder.trySubmit(glue.rayonFilter(filter, params.radius ?? 0, params.amount ?? 0, p.src, p.dst, p.width, p.height, tileRows));
+    trace.tiles.push({ ...r, worker: 0, y0: 0, y1: p.height });
+    return finish(t1, threads, trace);
+  }
+  return finish(t0, threads, trace);
+}
+
+function finish(t0, threads, trace) {
+  const ms = clock() - t0;
+  trace.start = t0;
+  trace.end = t0 + ms;
+  return { ms, threads, trace, checksum: lib.image.checksum(picture.dst) };
+}
+
+// ---- drawing ------------------------------------------------------------------------------
+
+function drawTimeline(trace, lanes) {
+  const c = $('timeline'), g = c.getContext('2d');
+  c.width = c.clientWidth * devicePixelRatio || 640;
+  g.clearRect(0, 0, c.width, c.height);
+  const span = Math.max(trace.end - trace.start, 1e-3), left = 40, w = c.width - left - 4;
+  const laneH = Math.min(30, (c.height - 16) / Math.max(lanes, 1));
+  g.font = '11px system-ui'; g.fillStyle = '#5b6670';
+  for (let i = 0; i < lanes; i++) g.fillText(`w${i}`, 4, 12 + i * laneH + laneH / 2);
+  trace.tiles.forEach((t, i) => {
+    const lane = Math.max(0, t.worker);
+    g.fillStyle = `hsl(${(t.y0 * 0.37 + i * 11) % 360} 60% 55%)`;
+    const x = left + ((t.start - trace.start) / span) * w;
+    g.fillRect(x, 4 + lane * laneH, Math.max(1, ((t.end - t.start) / span) * w), laneH - 3);
+  });
+  g.fillStyle = '#5b6670';
+  g.fillText(`${span.toFixed(1)} ms`, c.width - 60, c.height - 3);
+}
+
+function drawDepth(trace) {
+  const c = $('depth'), g = c.getContext('2d');
+  c.width = c.clientWidth * devicePixelRatio || 640;
+  g.clearRect(0, 0, c.width, c.height);
+  const span = Math.max(trace.end - trace.start, 1e-3), cap = Math.max(trace.capacity, 1), h = c.height - 14;
+  g.strokeStyle = '#d9dee3'; g.beginPath(); g.moveTo(0, 4); g.lineTo(c.width, 4); g.stroke();
+  g.strokeStyle = '#0b6bcb'; g.beginPath();
+  for (const [i, [t, q]] of trace.depth.entries()) {
+    const x = ((t - trace.start) / span) * c.width, y = 4 + h - (q / cap) * h;
+    if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
+  }
+  g.stroke();
+  g.fillStyle = '#5b6670'; g.font = '11px system-ui';
+  g.fillText(`capacity ${cap}`, 4, c.height - 2);
+}
+
+const singleMs = new Map();
+function addResult(opts, r) {
+  const key = `${opts.filter}|${JSON.stringify(opts.params)}|${picture.width}x${picture.height}`;
+  if (opts.mode === 'wasm-single') singleMs.set(key, r.ms);
+  const base = singleMs.get(key);
+  const row = document.createElement('tr');
+  const cells = [opts.mode, r.threads, opts.filter + (opts.filter === 'blur' || opts.filter === 'sharpen' ? ` r=${opts.params.radius}` : ''),
+    `${picture.width}×${picture.height}`, opts.tileRows, r.ms.toFixed(1), base ? `${(base / r.ms).toFixed(2)}×` : '—',
+    r.checksum.toString(16).padStart(8, '0')];
+  for (const v of cells) { const td = document.createElement('td'); td.textContent = v; row.append(td); }
+  $('results').tBodies[0].prepend(row);
+}
+
+// ---- wiring -------------------------------------------------------------------------------
+
+function formOptions() {
+  return {
+    filter: $('filter').value,
+    mode: $('mode').value,
+    workers: Number($('workers').value),
+    tileRows: Number($('tile-rows').value),
+    queue: Number($('queue').value),
+    params: { radius: Number($('radius').value), amount: Number($('amount').value) },
+  };
+}
+
+function checkOptions(o) {
+  for (const k of ['workers', 'tileRows', 'queue']) {
+    if (!Number.isInteger(o[k]) || o[k] < 1) throw new RangeError(`${k} must be an integer >= 1, got ${o[k]}`);
+  }
+}
+
+let busy = Promise.resolve();
+function exclusive(job) {
+  const next = busy.then(job, job);
+  busy = next.catch(() => {});
+  return next;
+}
+
+async function runAndShow(opts) {
+  checkOptions(opts);
+  setStatus(`running ${opts.filter} (${opts.mode})…`);
+  await new Promise(requestAnimationFrame);
+  const r = await runFilter(opts);
+  paint('after', picture.dst);
+  drawTimeline(r.trace, opts.mode === 'ringpool' ? opts.workers : 1);
+  drawDepth(r.trace);
+  $('admission').textContent = opts.mode === 'ringpool'
+    ? `${r.trace.tiles.length} tiles: ${r.trace.admitted} admitted, ${r.trace.rejected} refused by trySubmit with QueueFullError and resubmitted with submit (waits for space)`
+    : 'one task (single-threaded mode)';
+  addResult(opts, r);
+  setStatus(`${opts.mode}: ${r.ms.toFixed(1)} ms on ${r.threads} thread${r.threads > 1 ? 's' : ''} · checksum ${r.checksum.toString(16).padStart(8, '0')}`);
+  return r;
+}
+
+function guard(job) {
+  return () => exclusive(job).catch((e) => { setStatus(`${e.name}: ${e.message}`, true); });
+}
+
+window.demo = {
+  ready,
+  /** A copy of the last output's RGBA bytes. */
+  output: () => picture.dst.slice(),
+  /** Runs one filter on the built-in sample of `width`×`height`: → { ms, checksum, threads }. */
+  run: (o) => exclusive(async () => {
+    await ready;
+    const opts = { queue: 16, params: {}, workers: cores, tileRows: 64, ...o };
+    if (opts.filter === 'blur' || opts.filter === 'sharpen') opts.params = { radius: 8, amount: 1.5, ...opts.params };
+    useSample(opts.width, opts.height);
+    const r = await runAndShow(opts);
+    const busy = r.trace.tiles.reduce((sum, t) => sum + (t.end - t.start), 0);
+    return { ms: r.ms, checksum: r.checksum, threads: r.threads, tiles: r.trace.tiles.length, busyMs: busy };
+  }),
+};
+
+ready.then(() => {
+  $('workers').value = cores;
+  const [w, h] = $('sample').value.split('x').map(Number);
+  useSample(w, h);
+  setStatus(`ready: ${cores} cores; image ${picture.width}×${picture.height}`);
+  $('make-sample').onclick = guard(async () => {
+    const [sw, sh] = $('sample').value.split('x').map(Number);
+    useSample(sw, sh);
+    setStatus(`image ${picture.width}×${picture.height}`);
+  });
+  $('file').onchange = guard(async () => { if ($('file').files[0]) { await openFile($('file').files[0]); setStatus(`image ${picture.label}`); } });
+  const stage = $('stage');
+  stage.ondragover = (e) => { e.preventDefault(); stage.classList.add('dragging'); };
+  stage.ondragleave = () => stage.classList.remove('dragging');
+  stage.ondrop = (e) => {
+    e.preventDefault();
+    stage.classList.remove('dragging');
+    const f = e.dataTransfer.files[0];
+    if (f) guard(async () => { await openFile(f); setStatus(`image ${picture.label}`); })();
+  };
+  $('slider').oninput = () => {
+    const v = $('slider').value;
+    $('after').style.clipPath = `inset(0 0 0 ${v}%)`;
+    $('divider').style.left = `${v}%`;
+  };
+  $('run').onclick = guard(() => runAndShow(formOptions()));
+  // One unrecorded warm-up pass first: the engine compiles wasm in tiers and a first call can
+  // run in baseline code, which would flatter whichever mode runs second.
+  $('compare').onclick = guard(async () => {
+    checkOptions(formOptions());
+    const modes = ['wasm-single', 'js', 'rayon', 'ringpool'];
+    for (const mode of modes) { setStatus(`warming up ${mode}…`); await new Promise(requestAnimationFrame); await runFilter({ ...formOptions(), mode }); }
+    for (const mode of modes) await runAndShow({ ...formOptions(), mode });
+  });
+}, (e) => setStatus(`${e.name}: ${e.message}`, true));
