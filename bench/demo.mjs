@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SIZE = Number(process.env.SIZE ?? 4096), ROUNDS = Number(process.env.ROUNDS ?? 5);
+const SIZE = Number(process.env.SIZE ?? 4096), ROUNDS = Number(process.env.ROUNDS ?? 7);
 const FILTER = process.env.FILTER ?? 'blur', RADIUS = Number(process.env.RADIUS ?? 8), TILE = Number(process.env.TILE ?? 64);
 const MODES = ['ringpool', 'wasm-single', 'js', 'rayon'];
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];

@@ -12,13 +12,15 @@ const base = 19000 + Math.floor(Math.random() * 500);
 
 function serve(args, port) {
   const child = spawn(process.execPath, [vite, ...args, '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
-    { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+    { cwd: app, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
   let log = '';
   const ready = new Promise((ok, fail) => {
-    const onData = (d) => { log += d; if (log.includes(`:${port}`)) ok(); };
+    // Ready once the banner names the port (colour codes stripped: some CI settings force them).
+    const onData = (d) => { log += d; if (log.replace(/\x1b\[[0-9;]*m/g, '').includes(`:${port}`)) ok(); };
     child.stdout.on('data', onData);
     child.stderr.on('data', (d) => { log += d; });
     child.once('exit', (code) => fail(new Error(`vite ${args[0] ?? 'dev'} exited with ${code}:\n${log}`)));
+    setTimeout(() => fail(new Error(`vite ${args[0] ?? 'dev'} did not report its port within 60 s:\n${log}`)), 60_000).unref();
   });
   return { child, ready, log: () => log };
 }
