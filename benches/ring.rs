@@ -1,79 +1,125 @@
-//! `cargo bench --bench ring`: ringpool's ring against crossbeam's `ArrayQueue`, measured side by
-//! side in one run. Rounds alternate between the two so machine noise hits both alike; the
-//! median round is reported. Prints ns per (try_push + pop) pair and the ratio.
+//! `cargo bench --bench ring` (criterion): ringpool's ring against `crossbeam_queue::ArrayQueue`
+//! and `std::sync::mpsc::sync_channel`, all with capacity 256, per operation:
+//! - `uncontended`: one `try_push` + one `pop` on one thread, 1000 pairs per iteration;
+//! - `2p2c`: two producers and two consumers moving 100 000 items (std's receiver is shared
+//!   behind a `Mutex`, which is what two consumers of an mpsc channel need).
+//! bench/run.mjs reads criterion's estimates and prints the ratios.
 
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use crossbeam_queue::ArrayQueue;
 use ringpool::ring::Ring;
 use std::hint::black_box;
-use std::time::Instant;
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
 
-const OPS: u64 = 2_000_000;
-const ROUNDS: usize = 15;
 const CAP: usize = 256;
+const PAIRS: u64 = 1000;
+const ITEMS: u64 = 100_000;
 
-fn ring_round(ring: &Ring<u64>) -> f64 {
-    let start = Instant::now();
-    for i in 0..OPS {
-        let _ = ring.try_push(black_box(i));
-        black_box(ring.pop());
-    }
-    start.elapsed().as_nanos() as f64 / OPS as f64
+trait Queue: Sync {
+    fn push(&self, v: u64) -> bool;
+    fn pop(&self) -> Option<u64>;
 }
 
-fn crossbeam_round(q: &ArrayQueue<u64>) -> f64 {
-    let start = Instant::now();
-    for i in 0..OPS {
-        let _ = q.push(black_box(i));
+impl Queue for Ring<u64> {
+    fn push(&self, v: u64) -> bool {
+        self.try_push(v).is_ok()
+    }
+    fn pop(&self) -> Option<u64> {
+        Ring::pop(self)
+    }
+}
+
+impl Queue for ArrayQueue<u64> {
+    fn push(&self, v: u64) -> bool {
+        ArrayQueue::push(self, v).is_ok()
+    }
+    fn pop(&self) -> Option<u64> {
+        ArrayQueue::pop(self)
+    }
+}
+
+struct StdChannel(mpsc::SyncSender<u64>, Mutex<mpsc::Receiver<u64>>);
+
+impl Queue for StdChannel {
+    fn push(&self, v: u64) -> bool {
+        self.0.try_send(v).is_ok()
+    }
+    fn pop(&self) -> Option<u64> {
+        self.1.lock().unwrap().try_recv().ok()
+    }
+}
+
+fn std_channel() -> StdChannel {
+    let (tx, rx) = mpsc::sync_channel(CAP);
+    StdChannel(tx, Mutex::new(rx))
+}
+
+fn uncontended(q: &dyn Queue) {
+    for i in 0..PAIRS {
+        black_box(q.push(black_box(i)));
         black_box(q.pop());
     }
-    start.elapsed().as_nanos() as f64 / OPS as f64
 }
 
-fn contended<P: Fn(u64) + Sync, C: Fn() -> bool + Sync>(push: P, pop: C) -> f64 {
-    let per = OPS / 4;
+fn two_by_two(q: &dyn Queue) -> Duration {
+    let per = ITEMS / 2;
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..2 {
-            s.spawn(|| (0..per).for_each(&push));
+            s.spawn(|| {
+                for i in 0..per {
+                    while !q.push(i) {
+                        // 4 threads may share 2 cores here: yield rather than spin out a slice.
+                        std::thread::yield_now();
+                    }
+                }
+            });
             s.spawn(|| {
                 let mut got = 0;
                 while got < per {
-                    if pop() {
+                    if q.pop().is_some() {
                         got += 1;
                     } else {
-                        std::hint::spin_loop();
+                        std::thread::yield_now();
                     }
                 }
             });
         }
     });
-    start.elapsed().as_nanos() as f64 / (2 * per) as f64
+    start.elapsed()
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
+fn queues() -> Vec<(&'static str, Box<dyn Queue>)> {
+    vec![
+        ("ringpool", Box::new(Ring::<u64>::new(CAP).unwrap())),
+        ("crossbeam ArrayQueue", Box::new(ArrayQueue::<u64>::new(CAP))),
+        ("std sync_channel", Box::new(std_channel())),
+    ]
 }
 
-fn main() {
-    let ring = Ring::new(CAP).unwrap();
-    let q = ArrayQueue::new(CAP);
-    let (mut r, mut c) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        r.push(ring_round(&ring));
-        c.push(crossbeam_round(&q));
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("uncontended");
+    g.throughput(Throughput::Elements(PAIRS));
+    for (name, q) in queues() {
+        g.bench_function(BenchmarkId::from_parameter(name), |b| b.iter(|| uncontended(q.as_ref())));
     }
-    let (r, c) = (median(r), median(c));
-    println!("uncontended try_push+pop: ringpool {r:.2} ns, crossbeam ArrayQueue {c:.2} ns, ratio {:.3}", r / c);
+    g.finish();
 
-    let (mut r2, mut c2) = (Vec::new(), Vec::new());
-    for _ in 0..5 {
-        r2.push(contended(
-            |i| while ring.try_push(i).is_err() { std::hint::spin_loop() },
-            || ring.pop().is_some(),
-        ));
-        c2.push(contended(|i| while q.push(i).is_err() { std::hint::spin_loop() }, || q.pop().is_some()));
+    let mut g = c.benchmark_group("2p2c");
+    g.throughput(Throughput::Elements(ITEMS));
+    g.sample_size(20);
+    for (name, q) in queues() {
+        g.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter_custom(|iters| (0..iters).map(|_| two_by_two(q.as_ref())).sum())
+        });
     }
-    let (r2, c2) = (median(r2), median(c2));
-    println!("2 producers / 2 consumers, per item: ringpool {r2:.1} ns, crossbeam ArrayQueue {c2:.1} ns, ratio {:.3}", r2 / c2);
+    g.finish();
 }
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    targets = bench
+}
+criterion_main!(benches);

@@ -30,14 +30,28 @@ else
 fi
 export -f web_test
 # wasm-bindgen-test-runner sometimes hangs while starting chromedriver (seen here ~1 run in 3,
-# before any test runs). Such a start is killed and retried; once tests have started
-# ("running N tests"), a failure is final. Tests get 120 s each for a slow first load.
+# before any test runs). A watchdog kills a start that has not reached "running N tests" 60 s
+# after the runner said "Running headless tests", and the run is retried; once tests have
+# started a failure is final. Tests get 120 s each for a slow first load.
+web_attempt() {
+  : > target/web-test.log
+  CARGO_UNSTABLE_BUILD_STD=panic_unwind,std WASM_BINDGEN_TEST_TIMEOUT=120 \
+    setsid timeout 900 bash -c web_test > target/web-test.log 2>&1 &
+  local pid=$! waited=0
+  while kill -0 "$pid" 2>/dev/null; do
+    if grep -qE '^running [0-9]+ tests?' target/web-test.log; then break; fi
+    if grep -q 'Running headless tests' target/web-test.log; then
+      waited=$((waited + 1))
+      # setsid made the attempt a process group: stop all of it, chromedriver included.
+      if [ "$waited" -gt 60 ]; then kill -TERM -- "-$pid" 2>/dev/null; break; fi
+    fi
+    sleep 1
+  done
+  wait "$pid"
+}
 web_ok=0
 for attempt in 1 2 3; do
-  if CARGO_UNSTABLE_BUILD_STD=panic_unwind,std WASM_BINDGEN_TEST_TIMEOUT=120 \
-     timeout 300 bash -c web_test > target/web-test.log 2>&1; then
-    web_ok=1
-  fi
+  if web_attempt; then web_ok=1; fi
   grep -vE '^\s+Compiling ' target/web-test.log
   [ "$web_ok" = 1 ] && break
   if grep -qE '^running [0-9]+ tests?' target/web-test.log; then break; fi

@@ -1,0 +1,149 @@
+// Node scenarios: ringpool vs piscina, tinypool and workerpool with the same worker count, the
+// same tasks in flight and the same task bodies (bench/tasks.mjs). Every round builds each
+// pool afresh, in a rotated order, so drift on this shared machine hits all peers alike;
+// medians over rounds are reported. `node bench/node.mjs` prints tables; `run()` is what
+// bench/run.mjs calls. SCENARIOS=noop,cpu ROUNDS=3 narrow it down.
+import os from 'node:os';
+import Piscina from 'piscina';
+import Tinypool from 'tinypool';
+import workerpool from 'workerpool';
+import { Pool, diagnostics } from '../pkg/index.js';
+import { noop, cpu, bytes } from './tasks.mjs';
+
+const CORES = os.availableParallelism();
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const workerFile = new URL('./peers/worker.mjs', import.meta.url);
+const bodies = { noop, cpu, bytes };
+
+// Each peer: `make(workers)` → { run(name, arg), close() }.
+const PEERS = {
+  ringpool: {
+    async make(workers) {
+      const pool = await Pool.create({ workers, queueCapacity: 1024 });
+      return { run: (name, arg) => pool.trySubmit(bodies[name], [arg]), close: () => pool.shutdown(), pool };
+    },
+  },
+  piscina: {
+    async make(workers) {
+      const pool = new Piscina({ filename: workerFile.href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
+      return { run: (name, arg) => pool.run(arg, { name }), close: () => pool.destroy() };
+    },
+  },
+  tinypool: {
+    async make(workers) {
+      const pool = new Tinypool({ filename: workerFile.href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
+      return { run: (name, arg) => pool.run(arg, { name }), close: () => pool.destroy() };
+    },
+  },
+  workerpool: {
+    async make(workers) {
+      const pool = workerpool.pool(new URL('./peers/workerpool-worker.mjs', import.meta.url).pathname,
+        { minWorkers: workers, maxWorkers: workers, workerType: 'thread' });
+      return { run: (name, arg) => pool.exec(name, [arg]), close: () => pool.terminate() };
+    },
+  },
+};
+
+async function closedLoop(submit, tasks, inFlight) {
+  let started = 0;
+  const t0 = performance.now();
+  const lane = async () => { while (started < tasks) { started++; await submit(); } };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  return tasks / ((performance.now() - t0) / 1000);
+}
+
+async function latencies(submit, n) {
+  const xs = [];
+  for (let i = 0; i < n; i++) { const t = performance.now(); await submit(); xs.push((performance.now() - t) * 1000); }
+  return { p50: median(xs), p99: pct(xs, 0.99) };
+}
+
+/** `n` so that cpu(n) takes about `us` microseconds on this machine (median of 21 timings). */
+function calibrate(us) {
+  let n = 10_000;
+  for (let k = 0; k < 6; k++) {
+    const ts = [];
+    for (let i = 0; i < 21; i++) { const t = performance.now(); cpu(n); ts.push((performance.now() - t) * 1000); }
+    n = Math.max(1, Math.round(n * us / median(ts)));
+  }
+  return n;
+}
+
+// One scenario: for every peer (and variant), throughput and latency medians over rounds.
+async function scenario(name, { workers, tasks, inFlight, lat, variants }) {
+  const acc = {};
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = Object.keys(variants);
+    for (let i = 0; i < r % order.length; i++) order.push(order.shift());
+    for (const v of order) {
+      const { peer, task, arg, rust } = variants[v];
+      const p = await PEERS[peer].make(workers);
+      const a = typeof arg === 'function' ? arg(p) : arg;
+      // `rust`: a Rust Task per submission (ringpool only) instead of a JS body.
+      const submit = rust ? () => p.pool.trySubmit(rust()) : () => p.run(task, a);
+      for (let i = 0; i < 200; i++) await submit(); // warm-up: JIT, worker start
+      const tput = await closedLoop(submit, tasks, inFlight);
+      const l = lat ? await latencies(submit, lat) : null;
+      await p.close();
+      (acc[v] ??= { tput: [], p50: [], p99: [] }).tput.push(tput);
+      if (l) { acc[v].p50.push(l.p50); acc[v].p99.push(l.p99); }
+    }
+  }
+  const out = {};
+  for (const [v, x] of Object.entries(acc)) {
+    out[v] = { tasksPerSec: median(x.tput), p50us: x.p50.length ? median(x.p50) : null, p99us: x.p99.length ? median(x.p99) : null };
+  }
+  return { name, workers, tasks, inFlight, rounds: ROUNDS, results: out };
+}
+
+function print(s, base = 'piscina') {
+  console.log(`\n${s.title ?? s.name}: ${s.workers} workers, ${s.inFlight} in flight, ${s.rounds} interleaved rounds (medians)`);
+  const b = s.results[base];
+  console.table(Object.fromEntries(Object.entries(s.results).map(([k, v]) => [k, {
+    'tasks/s': Math.round(v.tasksPerSec),
+    [`vs ${base}`]: `${(v.tasksPerSec / b.tasksPerSec).toFixed(2)}×`,
+    'p50 µs': v.p50us?.toFixed(1) ?? '—',
+    'p99 µs': v.p99us?.toFixed(1) ?? '—',
+    [`p50 vs ${base}`]: v.p50us ? `${(v.p50us / b.p50us).toFixed(2)}×` : '—',
+  }])));
+}
+
+const peersFor = (task, arg) => Object.fromEntries(Object.keys(PEERS).map((p) => [p, { peer: p, task, arg }]));
+
+export async function run(only = process.env.SCENARIOS?.split(',')) {
+  const want = (s) => !only || only.includes(s);
+  const workers = CORES;
+  const out = { cores: CORES, node: process.version, scenarios: [] };
+  const add = (s, title) => { s.title = title; out.scenarios.push(s); print(s); };
+  if (want('noop')) {
+    const variants = peersFor('noop', undefined);
+    variants['ringpool (Rust task)'] = { peer: 'ringpool', rust: diagnostics.noop };
+    add(await scenario('noop', { workers, tasks: 20_000, inFlight: 64, lat: 2_000, variants }), 'no-op task');
+  }
+  const n = calibrate(100);
+  if (want('cpu')) {
+    out.cpuIterations = n;
+    add(await scenario('cpu', { workers, tasks: 4_000, inFlight: 64, lat: 1_000, variants: peersFor('cpu', n) }), `CPU task (~100 µs: cpu(${n}))`);
+  }
+  if (want('bytes')) {
+    const copy = new Uint8Array(1 << 20).fill(7);
+    const variants = peersFor('bytes', copy);
+    variants['ringpool (pool.alloc view)'] = { peer: 'ringpool', task: 'bytes', arg: (p) => p.pool.alloc(Uint8Array, 1 << 20).fill(7) };
+    add(await scenario('bytes', { workers, tasks: 2_000, inFlight: 16, lat: 500, variants }), '1 MiB Uint8Array argument (copied; ringpool also by view)');
+  }
+  if (want('scaling')) {
+    out.scaling = { cpuIterations: n, workers: [], results: {} };
+    for (let w = 1; w <= CORES; w++) {
+      const s = await scenario(`scaling-${w}`, { workers: w, tasks: 2_000 * w, inFlight: 64, lat: 0, variants: peersFor('cpu', n) });
+      out.scaling.workers.push(w);
+      for (const [k, v] of Object.entries(s.results)) (out.scaling.results[k] ??= []).push(v.tasksPerSec);
+    }
+    console.log(`\nscaling: CPU-task (~100 µs) tasks/s for 1..${CORES} workers, ${ROUNDS} rounds (medians)`);
+    console.table(Object.fromEntries(Object.entries(out.scaling.results).map(([k, xs]) => [k, Object.fromEntries(xs.map((x, i) => [`${i + 1} worker${i ? 's' : ''}`, Math.round(x)]))])));
+  }
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();

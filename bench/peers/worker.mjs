@@ -1,0 +1,2 @@
+// Worker script for piscina and tinypool: named exports, called with `{ name }`.
+export { noop, cpu, bytes } from '../tasks.mjs';

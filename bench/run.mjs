@@ -1,0 +1,133 @@
+// `npm run bench`: every scenario of bench/README.md in one run on this machine: native ring
+// (criterion), Node pools, browser pools, the demo's blur in all four modes. Prints tables and
+// the target ratios, writes bench/results.json, SVG charts in bench/charts/, and the results
+// section of bench/README.md. ROUNDS overrides the rounds of the Node and browser scenarios.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { bars, lines } from './svg.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const sh = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: root, encoding: 'utf8', ...opts }).trim();
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+
+const machine = {
+  date: new Date().toISOString(),
+  commit: (() => { try { return sh('git', ['rev-parse', '--short', 'HEAD']); } catch { return 'unknown'; } })(),
+  cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.availableParallelism(), memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  os: `${os.type()} ${os.release()}`, node: process.version,
+  rustc: sh('rustc', ['--version']),
+};
+console.log(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}; Node ${machine.node}; ${machine.rustc}; commit ${machine.commit}`);
+
+// 1. Native: criterion over the ring, ArrayQueue and sync_channel.
+console.log('\n== native: cargo bench --bench ring (criterion) ==');
+sh('cargo', ['bench', '--quiet', '--bench', 'ring'], { stdio: 'inherit' });
+const estimate = (group, name) => {
+  const e = JSON.parse(readFileSync(here(`../target/criterion/${group}/${name}/new/estimates.json`), 'utf8'));
+  return e.median.point_estimate; // ns per iteration
+};
+const native = {};
+for (const [group, perIter] of [['uncontended', 1000], ['2p2c', 100_000]]) {
+  native[group] = {};
+  for (const [label, dir] of [['ringpool', 'ringpool'], ['crossbeam ArrayQueue', 'crossbeam ArrayQueue'], ['std sync_channel', 'std sync_channel']]) {
+    native[group][label] = estimate(group, dir) / perIter;
+  }
+}
+console.table(Object.fromEntries(Object.entries(native).map(([g, v]) => [g, {
+  'ringpool ns/op': v.ringpool.toFixed(2), 'ArrayQueue ns/op': v['crossbeam ArrayQueue'].toFixed(2), 'sync_channel ns/op': v['std sync_channel'].toFixed(2),
+  'ringpool / ArrayQueue': ratio(v.ringpool, v['crossbeam ArrayQueue']), 'ringpool / sync_channel': ratio(v.ringpool, v['std sync_channel']),
+}])));
+
+// 2. Node pools.
+console.log('\n== node: ringpool vs piscina, tinypool, workerpool ==');
+const node = await (await import('./node.mjs')).run();
+
+// 3. Browser pools.
+console.log('\n== browser: ringpool vs workerpool vs a postMessage pool ==');
+const browser = await (await import('./browser.mjs')).run();
+
+// 4. The demo's blur in all four modes (one page load).
+console.log('\n== demo: 4096×4096 blur radius 8 via window.demo.run ==');
+sh(process.execPath, ['bench/demo.mjs'], { stdio: 'inherit' });
+const demo = JSON.parse(readFileSync(here('./out/demo.json'), 'utf8'));
+
+// Targets.
+const sc = Object.fromEntries(node.scenarios.map((s) => [s.name, s.results]));
+const noop = sc.noop;
+const targets = [
+  ['Node no-op throughput vs piscina', noop.ringpool.tasksPerSec / noop.piscina.tasksPerSec, '≥ 2× (stretch 5×)', (r) => r >= 2],
+  ['Node no-op p50 latency vs piscina', noop.ringpool.p50us / noop.piscina.p50us, '≤ 1.0×', (r) => r <= 1],
+  ['Node no-op throughput vs workerpool', noop.ringpool.tasksPerSec / noop.workerpool.tasksPerSec, '≥ 5×', (r) => r >= 5],
+  ['Browser no-op throughput vs workerpool', browser.results['ringpool (JS fn)'].tasksPerSec / browser.results.workerpool.tasksPerSec, '≥ 3×', (r) => r >= 3],
+  ['Ring per op vs ArrayQueue (uncontended)', native.uncontended.ringpool / native.uncontended['crossbeam ArrayQueue'], '≤ 1.2×', (r) => r <= 1.2],
+  ['Ring per op vs ArrayQueue (2P/2C)', native['2p2c'].ringpool / native['2p2c']['crossbeam ArrayQueue'], '≤ 1.2×', (r) => r <= 1.2],
+  ['Demo blur: ringpool vs wasm one thread', demo.medians['wasm-single'] / demo.medians.ringpool, `≥ 0.8 × cores = ${0.8 * demo.cores}`, (r) => r >= 0.8 * demo.cores],
+  ['Demo blur: ringpool vs wasm-bindgen-rayon', demo.medians.rayon / demo.medians.ringpool, '≥ 1.0×', (r) => r >= 1],
+  ['Demo blur: ringpool vs plain JS', demo.medians.js / demo.medians.ringpool, '≥ 5×', (r) => r >= 5],
+].map(([name, value, target, ok]) => ({ name, value, target, met: ok(value) }));
+console.log('\n== targets ==');
+for (const t of targets) console.log(`${t.met ? 'met    ' : 'NOT MET'}  ${t.name}: ${t.value.toFixed(2)}× (target ${t.target})`);
+
+// Files.
+const results = { machine, native, node, browser, demo, targets };
+writeFileSync(here('./results.json'), JSON.stringify(results, null, 2) + '\n');
+mkdirSync(here('./charts/'), { recursive: true });
+const chart = (file, svg) => writeFileSync(here(`./charts/${file}`), svg + '\n');
+const barsOf = (res, key) => Object.entries(res).map(([label, v]) => ({ label, value: v[key] }));
+chart('node-noop.svg', bars({ title: `Node: no-op tasks/s (${node.cores} workers, 64 in flight)`, unit: 'tasks per second, higher is better', rows: barsOf(noop, 'tasksPerSec'), note: `Node ${node.node}` }));
+chart('node-latency.svg', bars({ title: 'Node: no-op round trip p50', unit: 'microseconds, lower is better', rows: barsOf(noop, 'p50us') }));
+chart('node-cpu.svg', bars({ title: 'Node: ~100 µs CPU tasks/s', unit: 'tasks per second, higher is better', rows: barsOf(sc.cpu, 'tasksPerSec') }));
+chart('node-bytes.svg', bars({ title: 'Node: tasks/s with a 1 MiB Uint8Array argument', unit: 'tasks per second, higher is better', rows: barsOf(sc.bytes, 'tasksPerSec') }));
+chart('node-scaling.svg', lines({ title: 'Node: ~100 µs CPU tasks/s by worker count', unit: 'tasks per second', xs: node.scaling.workers, series: node.scaling.results, xlabel: 'workers' }));
+chart('browser-noop.svg', bars({ title: `Chromium: no-op tasks/s (${browser.workers} workers, 64 in flight)`, unit: 'tasks per second, higher is better', rows: barsOf(browser.results, 'tasksPerSec') }));
+chart('demo-blur.svg', bars({ title: `Demo: ${demo.size}×${demo.size} Gaussian blur r=${demo.radius}`, unit: 'milliseconds, lower is better', rows: Object.entries(demo.medians).map(([label, value]) => ({ label, value })) }));
+chart('ring.svg', bars({ title: 'Ring: ns per operation (2 producers / 2 consumers)', unit: 'nanoseconds, lower is better', rows: Object.entries(native['2p2c']).map(([label, value]) => ({ label, value })) }));
+
+// The generated section of bench/README.md.
+const table = (head, rows) => [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+const nodeTable = (res, base = 'piscina') => table(['peer', 'tasks/s', `vs ${base}`, 'p50 µs', 'p99 µs'],
+  Object.entries(res).map(([k, v]) => [k, Math.round(v.tasksPerSec).toLocaleString('en-US'), ratio(v.tasksPerSec, res[base].tasksPerSec), v.p50us?.toFixed(1) ?? '—', v.p99us?.toFixed(1) ?? '—']));
+const section = `<!-- results:start (written by bench/run.mjs) -->
+Run of ${machine.date.slice(0, 10)} on ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os};
+Node ${machine.node}, Chromium ${browser.chromium}, ${machine.rustc}; commit \`${machine.commit}\`.
+
+**Targets**
+
+${table(['target', 'measured', 'wanted', ''], targets.map((t) => [t.name, `${t.value.toFixed(2)}×`, t.target, t.met ? 'met' : '**not met**']))}
+
+**Node, no-op task** (${node.cores} workers, 64 in flight)
+
+${nodeTable(noop)}
+
+**Node, ~100 µs CPU task** (\`cpu(${node.cpuIterations})\`)
+
+${nodeTable(sc.cpu)}
+
+**Node, 1 MiB Uint8Array argument** (16 in flight)
+
+${nodeTable(sc.bytes)}
+
+**Node, scaling** (~100 µs CPU task, tasks/s)
+
+${table(['peer', ...node.scaling.workers.map((w) => `${w} worker${w > 1 ? 's' : ''}`)], Object.entries(node.scaling.results).map(([k, xs]) => [k, ...xs.map((x) => Math.round(x).toLocaleString('en-US'))]))}
+
+**Chromium, no-op task** (${browser.workers} workers, 64 in flight)
+
+${nodeTable(browser.results, 'workerpool')}
+
+**Demo** (${demo.size}×${demo.size}, Gaussian blur radius ${demo.radius}, tiles of ${demo.tileRows} rows, ${demo.cores} cores)
+
+${table(['mode', 'median ms', 'ringpool speed-up'], Object.entries(demo.medians).map(([k, v]) => [k, v.toFixed(1), ratio(v, demo.medians.ringpool)]))}
+
+**Native ring** (capacity 256, ns per operation)
+
+${table(['scenario', 'ringpool', 'crossbeam ArrayQueue', 'std sync_channel', 'ringpool / ArrayQueue'], Object.entries(native).map(([g, v]) => [g, v.ringpool.toFixed(2), v['crossbeam ArrayQueue'].toFixed(2), v['std sync_channel'].toFixed(2), ratio(v.ringpool, v['crossbeam ArrayQueue'])]))}
+
+![Node no-op](charts/node-noop.svg) ![Node scaling](charts/node-scaling.svg) ![Chromium no-op](charts/browser-noop.svg) ![Demo blur](charts/demo-blur.svg)
+<!-- results:end -->`;
+const readme = readFileSync(here('./README.md'), 'utf8');
+writeFileSync(here('./README.md'), readme.replace(/<!-- results:start[\s\S]*<!-- results:end -->/, section));
+console.log('\nwrote bench/results.json, bench/charts/*.svg and the results section of bench/README.md');

@@ -1,0 +1,16 @@
+// The task bodies every peer runs, so each pool does the same work. Each takes one argument
+// (piscina and tinypool pass one task value). ringpool receives them as source (they are
+// self-contained); piscina/tinypool/workerpool import them in their worker scripts.
+export function noop() {}
+
+/** Integer mixing for `n` iterations: calibrated by the bench to take about 100 µs. */
+export function cpu(n) {
+  let x = 0;
+  for (let i = 0; i < n; i++) x = (Math.imul(x, 31) + i) | 0;
+  return x;
+}
+
+/** Touches a typed array argument (first, last, length), so it must have arrived. */
+export function bytes(a) {
+  return a.length + a[0] + a[a.length - 1];
+}
