@@ -10,7 +10,7 @@ import { bars, lines } from './svg.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const sh = (cmd, args, opts = {}) => execFileSync(cmd, args, { cwd: root, encoding: 'utf8', ...opts }).trim();
+const sh = (cmd, args, opts = {}) => (execFileSync(cmd, args, { cwd: root, encoding: 'utf8', ...opts }) ?? '').trim();
 const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 
 const machine = {

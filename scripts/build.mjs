@@ -34,7 +34,8 @@ function build(outDir, features) {
 
   const wasm = join(out, 'ringpool_bg.wasm');
   const before = statSync(wasm).size;
-  run(join(root, 'node_modules/.bin/wasm-opt'), ['-O3', wasm, '-o', wasm]);
+  // RINGPOOL_WASM_NAMES=1 keeps function names (for profiles).
+  run(join(root, 'node_modules/.bin/wasm-opt'), ['-O3', ...(process.env.RINGPOOL_WASM_NAMES ? ['-g'] : []), wasm, '-o', wasm]);
   console.log(`wasm-opt: ${before} -> ${statSync(wasm).size} bytes`);
 
   const template = join(root, 'pkg-template');

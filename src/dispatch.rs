@@ -20,6 +20,10 @@
 use crate::ring::{PushError, Ring};
 use crate::sync::{fence, AtomicU32, Ordering, Futex};
 
+/// How many times an idle worker polls the ring before it sleeps (see `spin_until_work`).
+#[cfg(not(loom))]
+const SPIN_POLLS: u32 = 512;
+
 pub struct Dispatch<T> {
     pub(crate) ring: Ring<T>,
     /// Workers sleep on it; bumped by a submitter that saw `sleepers > 0`, and by `close`.
@@ -53,6 +57,9 @@ impl<T> Dispatch<T> {
             if self.ring.is_closed() && self.ring.is_empty() {
                 return None;
             }
+            if self.spin_until_work() {
+                continue;
+            }
             let seen = self.bell.load();
             self.sleepers.fetch_add(1, Ordering::SeqCst);
             if self.ring.is_empty() && !self.ring.is_closed() {
@@ -60,6 +67,25 @@ impl<T> Dispatch<T> {
             }
             self.sleepers.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+
+    /// Polls the ring a little (a few µs) before going to sleep: in a stream of short tasks the
+    /// next one usually arrives within microseconds, and a worker that is still awake then costs
+    /// the submitter no `notify` and itself no futex round trip. `true` if work (or close)
+    /// showed up. Measured (`target`-free no-op loop, Node, 2 workers, 64 in flight): ~99k
+    /// tasks/s without it, 118k with 128 polls, 123–169k with 512, 122–126k with 4096 (longer
+    /// spins take CPU from the submitting thread on a 2-core machine).
+    fn spin_until_work(&self) -> bool {
+        #[cfg(not(loom))]
+        for i in 0..SPIN_POLLS {
+            if !self.ring.is_empty() || self.ring.is_closed() {
+                return true;
+            }
+            for _ in 0..(1 + i / 64) {
+                crate::sync::spin_hint();
+            }
+        }
+        false
     }
 
     /// Closes admission and wakes every sleeper so workers can drain and exit.
