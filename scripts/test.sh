@@ -50,7 +50,7 @@ web_attempt() {
   wait "$pid"
 }
 web_ok=0
-for attempt in 1 2 3; do
+for attempt in 1 2 3 4 5; do
   if web_attempt; then web_ok=1; fi
   grep -vE '^\s+Compiling ' target/web-test.log
   [ "$web_ok" = 1 ] && break
