@@ -175,6 +175,37 @@ fn read_size(options: &JsValue, key: &str, default: f64) -> Result<usize, JsValu
     Ok(if n > usize::MAX as f64 { usize::MAX } else { n as usize })
 }
 
+const ARG_PATHS: [&str; 8] = ["args[0]", "args[1]", "args[2]", "args[3]", "args[4]", "args[5]", "args[6]", "args[7]"];
+
+std::thread_local! {
+    /// The sources of the last few task functions submitted from this thread: a loop that
+    /// submits the same function again skips `toString` and the copy into wasm memory.
+    static RECENT_SOURCES: RefCell<VecDeque<(JsValue, std::sync::Arc<str>)>> = const { RefCell::new(VecDeque::new()) };
+}
+const RECENT_SOURCES_LIMIT: usize = 8;
+
+/// The source of a task function, checked to be sendable.
+fn source_of(f: &JsValue) -> Result<std::sync::Arc<str>, JsValue> {
+    if let Some(src) = RECENT_SOURCES.with(|r| r.borrow().iter().find(|(g, _)| g == f).map(|(_, s)| s.clone())) {
+        return Ok(src);
+    }
+    let Some(source) = jsfn::function_source(f) else {
+        return Err(js_error("TYPE", "task must be a self-contained function; native and bound functions cannot be sent to a worker"));
+    };
+    if source.trim_start().starts_with("class") {
+        return Err(js_error("TYPE", "task must be a function, not a class"));
+    }
+    let source: std::sync::Arc<str> = source.into();
+    RECENT_SOURCES.with(|r| {
+        let mut r = r.borrow_mut();
+        if r.len() == RECENT_SOURCES_LIMIT {
+            r.pop_front();
+        }
+        r.push_back((f.clone(), source.clone()));
+    });
+    Ok(source)
+}
+
 /// Checks `task`, `args` and `options`; any problem is a `TypeError`/`RangeError`.
 fn prepare(task: JsValue, args: JsValue, options: JsValue) -> Result<Prepared, JsValue> {
     if !(options.is_undefined() || options.is_null() || options.is_object()) {
@@ -200,12 +231,7 @@ fn prepare(task: JsValue, args: JsValue, options: JsValue) -> Result<Prepared, J
     };
 
     let body: Body = if task.is_function() {
-        let Some(source) = jsfn::function_source(&task) else {
-            return Err(js_error("TYPE", "task must be a self-contained function; native and bound functions cannot be sent to a worker"));
-        };
-        if source.trim_start().starts_with("class") {
-            return Err(js_error("TYPE", "task must be a function, not a class"));
-        }
+        let source = source_of(&task)?;
         let args = if args.is_undefined() {
             Vec::new()
         } else if Array::is_array(&args) {
@@ -213,7 +239,8 @@ fn prepare(task: JsValue, args: JsValue, options: JsValue) -> Result<Prepared, J
             let arr: &Array = args.unchecked_ref();
             let mut out = Vec::with_capacity(arr.length() as usize);
             for (i, a) in arr.iter().enumerate() {
-                let v = from_js(&a, &format!("args[{i}]"), &mut budget, &pool_view_offset)
+                let path = ARG_PATHS.get(i).map_or_else(|| format!("args[{i}]").into(), |p| std::borrow::Cow::Borrowed(*p));
+                let v = from_js(&a, &path, &mut budget, &pool_view_offset)
                     .map_err(|e| js_error(if e.is_type_error() { "TYPE" } else { "RANGE" }, &e.to_string()))?;
                 out.push(v);
             }

@@ -71,3 +71,13 @@ test('stats count JS throws as failed', () => {
   const s = assertInvariant(pool);
   assert.ok(s.failed >= 4);
 });
+
+test('many distinct functions, interleaved, each run their own source', async () => {
+  const pool = await Pool.create({ workers: 2, queueCapacity: 64 });
+  // Twelve functions (more than the submitter's recent-source cache holds), twice over.
+  const fns = Array.from({ length: 12 }, (_, k) => new Function('x', `return x * ${k + 1};`));
+  const got = await Promise.all([...fns, ...fns].map((f) => pool.trySubmit(f, [10])));
+  assert.deepEqual(got, [...fns, ...fns].map((_, i) => 10 * ((i % 12) + 1)));
+  assertInvariant(pool);
+  await pool.shutdown();
+});
