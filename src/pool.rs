@@ -196,6 +196,7 @@ impl Shared {
             let mut ran = false;
             let outcome = task.run(&mut || {
                 ran = true;
+                backend::task_started();
                 c.started.fetch_add(1, Ordering::SeqCst);
                 let now = c.running_now.fetch_add(1, Ordering::SeqCst) + 1;
                 c.running_peak.fetch_max(now, Ordering::SeqCst);

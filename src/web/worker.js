@@ -85,6 +85,10 @@ export class WorkerSet {
   }
 }
 
+export function now() {
+  return performance.now();
+}
+
 export function schedule(ms, callback) {
   return setTimeout(callback, ms);
 }
