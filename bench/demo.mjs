@@ -53,7 +53,7 @@ try {
   const commit = (() => { try { return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim(); } catch { return null; } })();
   mkdirSync(new URL('./out/', import.meta.url), { recursive: true });
   writeFileSync(new URL('./out/demo.json', import.meta.url), JSON.stringify({ filter: FILTER, radius: RADIUS, size: SIZE, tileRows: TILE, cores, chromium: chromiumVersion, commit, rounds: ROUNDS, times, medians: ms, checksums }, null, 2));
-  await page.screenshot({ path: fileURLToPath(new URL('./out/demo.png', import.meta.url)), fullPage: true });
+  await page.screenshot({ path: fileURLToPath(new URL('./out/demo.jpg', import.meta.url)), fullPage: true, type: 'jpeg', quality: 70 });
 } finally {
   await browser.close();
   server.kill();
