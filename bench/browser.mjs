@@ -2,21 +2,14 @@
 // isolated page (bench/browser/index.html): ringpool vs workerpool's browser build vs a plain
 // postMessage pool, same workers and tasks in flight, interleaved rounds, medians.
 // `node bench/browser.mjs` prints the table; `run()` is what bench/run.mjs calls.
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { withChromium } from './harness.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 
 export async function run() {
-  const port = 18400 + Math.floor(Math.random() * 90);
-  const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((ok) => server.stdout.once('data', ok));
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
-  try {
+  return withChromium(async (browser, base) => {
     const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${port}/bench/browser/index.html`);
+    await page.goto(`${base}/bench/browser/index.html`);
     await page.waitForFunction(() => window.__ready, null, { timeout: 60_000 });
     const workers = await page.evaluate(() => navigator.hardwareConcurrency);
     const opts = { workers, tasks: 20_000, inFlight: 64, lat: 1_000, rounds: ROUNDS };
@@ -28,10 +21,7 @@ export async function run() {
       'p50 µs': v.p50us.toFixed(1), 'p99 µs': v.p99us.toFixed(1), 'p50 vs workerpool': `${(v.p50us / b.p50us).toFixed(2)}×`,
     }])));
     return { chromium: browser.version(), ...opts, results };
-  } finally {
-    await browser.close();
-    server.kill();
-  }
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

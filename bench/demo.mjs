@@ -4,24 +4,19 @@
 // and the ratios the demo issue names; writes bench/out/demo.json.
 //   npm run bench:demo            (4096×4096, Gaussian blur radius 8, workers = cores)
 //   SIZE=2048 ROUNDS=3 FILTER=sobel npm run bench:demo
-import { chromium } from 'playwright-core';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { median, withChromium } from './harness.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SIZE = Number(process.env.SIZE ?? 4096), ROUNDS = Number(process.env.ROUNDS ?? 7);
 const FILTER = process.env.FILTER ?? 'blur', RADIUS = Number(process.env.RADIUS ?? 8), TILE = Number(process.env.TILE ?? 64);
 const MODES = ['ringpool', 'wasm-single', 'js', 'rayon'];
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-const port = 18900 + Math.floor(Math.random() * 90);
-const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
-await new Promise((ok) => server.stdout.once('data', ok));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
-try {
+await withChromium(async (browser, base) => {
   const page = await browser.newPage();
-  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.goto(`${base}/`);
   await page.evaluate(() => window.demo.ready);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   const times = Object.fromEntries(MODES.map((m) => [m, []]));
@@ -54,7 +49,4 @@ try {
   mkdirSync(new URL('./out/', import.meta.url), { recursive: true });
   writeFileSync(new URL('./out/demo.json', import.meta.url), JSON.stringify({ filter: FILTER, radius: RADIUS, size: SIZE, tileRows: TILE, cores, chromium: chromiumVersion, commit, rounds: ROUNDS, times, medians: ms, checksums }, null, 2));
   await page.screenshot({ path: fileURLToPath(new URL('./out/demo.jpg', import.meta.url)), fullPage: true, type: 'jpeg', quality: 70 });
-} finally {
-  await browser.close();
-  server.kill();
-}
+});

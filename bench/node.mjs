@@ -9,11 +9,10 @@ import Tinypool from 'tinypool';
 import workerpool from 'workerpool';
 import { Pool, diagnostics } from '../pkg/index.js';
 import { noop, cpu, bytes } from './tasks.mjs';
+import { closedLoop, median, pct } from './harness.mjs';
 
 const CORES = os.availableParallelism();
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const workerFile = new URL('./peers/worker.mjs', import.meta.url);
 const bodies = { noop, cpu, bytes };
 
@@ -45,14 +44,6 @@ const PEERS = {
     },
   },
 };
-
-async function closedLoop(submit, tasks, inFlight) {
-  let started = 0;
-  const t0 = performance.now();
-  const lane = async () => { while (started < tasks) { started++; await submit(); } };
-  await Promise.all(Array.from({ length: inFlight }, lane));
-  return tasks / ((performance.now() - t0) / 1000);
-}
 
 async function latencies(submit, n) {
   const xs = [];

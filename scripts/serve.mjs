@@ -23,7 +23,7 @@ function resolve(url) {
   // The browser run of the behaviour suite (tests/browser/run.mjs) is served from here too.
   if (path.startsWith('/tests/browser/') || path.startsWith('/tests/node/')) return join(root, path);
   // The browser benchmark (bench/browser.mjs) and the one peer it loads from node_modules.
-  if (path.startsWith('/bench/browser/') || path.startsWith('/node_modules/workerpool/dist/')) return join(root, path);
+  if (path.startsWith('/bench/browser/') || path === '/bench/harness.mjs' || path.startsWith('/node_modules/workerpool/dist/')) return join(root, path);
   return join(root, 'www', path.endsWith('/') ? `${path}index.html` : path);
 }
 

@@ -38,7 +38,8 @@ extern "C" {
     fn cross_origin_isolation_problem() -> Option<String>;
     #[wasm_bindgen(js_name = postDoorbell)]
     fn post_doorbell();
-    fn now() -> f64;
+    /// `performance.timeOrigin + performance.now()`, ms, comparable across threads.
+    pub(crate) fn clock() -> f64;
     #[wasm_bindgen(js_name = setWorkerScript)]
     fn set_worker_script(url: &JsValue, spawn_web: &js_sys::Function);
 }
@@ -120,7 +121,7 @@ pub(crate) fn deliver(shared: &Shared, task: TaskRef) {
 }
 
 std::thread_local! {
-    /// When this worker started its current task (`performance.now()`, ms).
+    /// When this worker started its current task ([`clock`], ms).
     static TASK_STARTED: Cell<f64> = const { Cell::new(0.0) };
 }
 
@@ -129,7 +130,7 @@ const LONG_TASK_MS: f64 = 1.0;
 
 /// Called by the worker loop as a task starts.
 pub(crate) fn task_started() {
-    TASK_STARTED.with(|t| t.set(now()));
+    TASK_STARTED.with(|t| t.set(clock()));
 }
 
 /// Wakes the owner thread's drain. Message mode posts one message (the lowest round trip for
@@ -141,9 +142,10 @@ fn ring(shared: &Shared) {
     let d = &shared.delivery;
     // On the owner thread itself (cancel, timeout, crash) the bell is the only way: its own
     // pending `waitAsync` wakes on the next turn.
-    let on_worker = d.owner.load(Ordering::Relaxed) != thread_id();
-    let short = TASK_STARTED.with(|t| now() - t.get() < LONG_TASK_MS);
-    if d.message_mode.load(Ordering::Relaxed) == 1 && on_worker && short {
+    let message = d.message_mode.load(Ordering::Relaxed) == 1
+        && d.owner.load(Ordering::Relaxed) != thread_id()
+        && TASK_STARTED.with(|t| clock() - t.get() < LONG_TASK_MS);
+    if message {
         post_doorbell();
     } else {
         d.bell.bump_and_wake(1);

@@ -7,6 +7,7 @@
 //! end on the `performance.timeOrigin + performance.now()` clock shared by all threads, which
 //! is what the demo's timeline draws.
 
+use super::backend::clock;
 use super::js::Task;
 use super::{js_error, pool_view_offset};
 use crate::image::{self, Filter, ImageError};
@@ -14,10 +15,6 @@ use crate::value::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(inline_js = "export function clock() { return performance.timeOrigin + performance.now(); }")]
-extern "C" {
-    fn clock() -> f64;
-}
 
 /// A checked image view: its address in linear memory and its length.
 #[derive(Clone, Copy)]

@@ -1,0 +1,32 @@
+// Helpers every benchmark shares (Node scripts and bench/browser/index.html alike): medians,
+// percentiles, the closed-loop driver, and (Node only) a served headless-Chromium page.
+export const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+/** `inFlight` lanes, each awaiting one task at a time, until `tasks` were started → tasks/s. */
+export async function closedLoop(submit, tasks, inFlight) {
+  let started = 0;
+  const t0 = performance.now();
+  const lane = async () => { while (started < tasks) { started++; await submit(); } };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  return tasks / ((performance.now() - t0) / 1000);
+}
+
+/**
+ * Serves the repo with scripts/serve.mjs on a random port, launches Debian's Chromium and
+ * calls `fn(browser, baseUrl)`; both are stopped afterwards.
+ */
+export async function withChromium(fn) {
+  const [{ chromium }, { spawn }, { fileURLToPath }] = await Promise.all([import('playwright-core'), import('node:child_process'), import('node:url')]);
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const port = 18400 + Math.floor(Math.random() * 590);
+  const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((ok) => server.stdout.once('data', ok));
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
+  try {
+    return await fn(browser, `http://127.0.0.1:${port}`);
+  } finally {
+    await browser.close();
+    server.kill();
+  }
+}
