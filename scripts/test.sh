@@ -74,7 +74,7 @@ cp tests/node/*.mjs "$scratch/test/"
   echo "type-checking tests/types/sample.ts against the installed package"
   ../../node_modules/.bin/tsc -p test/tsconfig.json
   echo "types: ok"
-  node --test test/*.test.mjs
+  node --test --test-timeout=180000 test/*.test.mjs
 )
 fi
 

@@ -30,6 +30,8 @@ mod error;
 mod panic;
 #[cfg(not(loom))]
 mod pool;
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+mod restart;
 #[cfg(not(loom))]
 mod task;
 #[cfg(not(loom))]

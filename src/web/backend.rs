@@ -18,12 +18,21 @@ use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(module = "/src/web/worker.js")]
 extern "C" {
     pub(crate) type WorkerSet;
     #[wasm_bindgen(constructor)]
-    fn new(glue_url: &str, module: &JsValue, memory: &JsValue, shared_ptr: u32, name: &str, on_event: &js_sys::Function) -> WorkerSet;
+    fn new(
+        glue_url: &str,
+        module: &JsValue,
+        memory: &JsValue,
+        shared_ptr: u32,
+        name: &str,
+        task_module: Option<String>,
+        on_event: &js_sys::Function,
+    ) -> WorkerSet;
     #[wasm_bindgen(method)]
     fn spawn(this: &WorkerSet, index: u32);
     #[wasm_bindgen(method)]
@@ -60,12 +69,22 @@ extern "C" {
     static IMPORT_META: ImportMeta;
 }
 
+/// How the pool's workers start.
+#[derive(Debug, Clone, Default)]
+pub struct WebConfig {
+    pub doorbell: Doorbell,
+    /// Absolute URL of an ES module every worker imports before it is ready; its function
+    /// exports are tasks by name (`Pool.create({module})`).
+    pub task_module: Option<String>,
+}
+
 /// How a worker tells the owner thread that completions are waiting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Doorbell {
     /// `memory.atomic.notify` on a word the owner watches with `Atomics.waitAsync`.
     WaitAsync,
     /// One `postMessage` to the owner (the default: lower latency, see `src/README.md`).
+    #[default]
     Message,
 }
 
@@ -182,6 +201,17 @@ pub(crate) struct Backend {
 pub(crate) struct Main {
     shared: Arc<Shared>,
     set: WorkerSet,
+    me: std::rc::Weak<Main>,
+    /// Per worker: the current incarnation runs (spawned, not yet exited or crashed).
+    alive: RefCell<Vec<bool>>,
+    /// Per worker: the `__tls_base` and `__stack_alloc` its "ready" reported, freed by the
+    /// owner if it dies in a trap (a dead thread cannot free them itself).
+    thread_memory: RefCell<Vec<Option<(f64, f64)>>>,
+    /// The function exports of the task module, as the first worker reported them.
+    pub(crate) task_exports: RefCell<Option<Vec<String>>>,
+    /// Crashes in a row with no task completed in between, and `completed` at the last one.
+    crash_streak: Cell<u32>,
+    completed_at_crash: Cell<u64>,
     /// Workers that said "ready" at least once (replacements included).
     pub(crate) ready: Cell<usize>,
     /// Each worker's state: has it ever been ready.
@@ -203,10 +233,11 @@ impl Backend {
     pub(crate) fn start(shared: &Arc<Shared>) -> Result<Self, BuildError> {
         // bench/doorbell.mjs, Node 20 on this project's 2-core machine: p50 round trip 25 µs
         // with a message vs 99 µs with waitAsync, equal burst throughput.
-        Self::start_with(shared, Doorbell::Message)
+        Self::start_with(shared, WebConfig::default())
     }
 
-    pub(crate) fn start_with(shared: &Arc<Shared>, doorbell: Doorbell) -> Result<Self, BuildError> {
+    pub(crate) fn start_with(shared: &Arc<Shared>, config: WebConfig) -> Result<Self, BuildError> {
+        let doorbell = config.doorbell;
         if let Some(problem) = cross_origin_isolation_problem() {
             shared.dispatch.close();
             return Err(BuildError::Spawn(problem));
@@ -234,11 +265,18 @@ impl Backend {
                 &wasm_bindgen::memory(),
                 Arc::as_ptr(shared) as u32,
                 "pool",
+                config.task_module.clone(),
                 on_event.as_ref().unchecked_ref(),
             );
             Main {
                 shared: shared.clone(),
                 set,
+                me: weak.clone(),
+                alive: RefCell::new(vec![false; shared.workers]),
+                thread_memory: RefCell::new(vec![None; shared.workers]),
+                task_exports: RefCell::new(None),
+                crash_streak: Cell::new(0),
+                completed_at_crash: Cell::new(0),
                 ready: Cell::new(0),
                 was_ready: RefCell::new(vec![false; shared.workers]),
                 on_ready: RefCell::new(Vec::new()),
@@ -321,6 +359,8 @@ impl Main {
     fn spawn(&self, index: usize) {
         // The worker's `Arc::from_raw` takes over this count.
         std::mem::forget(self.shared.clone());
+        self.alive.borrow_mut()[index] = true;
+        self.thread_memory.borrow_mut()[index] = None;
         self.set.spawn(index as u32);
     }
 
@@ -331,6 +371,18 @@ impl Main {
             }
             "ready" => {
                 let i = index as usize;
+                // detail: `__tls_base`, `__stack_alloc`, then the task module's function exports.
+                let mut lines = detail.split('\n');
+                let tls = lines.next().and_then(|l| l.parse::<f64>().ok());
+                let stack = lines.next().and_then(|l| l.parse::<f64>().ok());
+                if let (Some(tls), Some(stack)) = (tls, stack) {
+                    self.thread_memory.borrow_mut()[i] = Some((tls, stack));
+                }
+                let mut exports = self.task_exports.borrow_mut();
+                if exports.is_none() {
+                    *exports = Some(lines.map(str::to_owned).collect());
+                }
+                drop(exports);
                 let first = !std::mem::replace(&mut self.was_ready.borrow_mut()[i], true);
                 if first {
                     self.ready.set(self.ready.get() + 1);
@@ -340,11 +392,20 @@ impl Main {
                 }
             }
             "exited" => {
+                if !std::mem::replace(&mut self.alive.borrow_mut()[index as usize], false) {
+                    return;
+                }
                 self.set.terminate(index as u32);
                 self.shared.worker_exited();
                 self.stop_if_done();
             }
-            "crashed" => self.worker_crashed(index as usize, detail),
+            // The worker's own report: it caught the trap (or its module failed) and will not
+            // touch wasm again, so what it held can be freed.
+            "crashed" | "failed" => self.worker_crashed(index as usize, detail, true),
+            // An uncaught error event: the thread may still be stopping; its memory is left.
+            "error" => self.worker_crashed(index as usize, detail, false),
+            // Node: the thread is gone (it ended without reporting, e.g. `process.exit`).
+            "exit" => self.worker_crashed(index as usize, detail, true),
             _ => {}
         }
     }
@@ -364,12 +425,20 @@ impl Main {
         }
     }
 
-    /// A trap (not a panic) killed worker `index`: fail its task, replace the worker.
-    fn worker_crashed(&self, index: usize, detail: String) {
+    /// Worker `index` died (a trap, or its task module failed to load): fail its task, free
+    /// what the dead thread held, and replace it, with a growing delay in a crash loop. A
+    /// worker that never became ready fails `Pool.create` instead.
+    fn worker_crashed(&self, index: usize, detail: String, dead: bool) {
+        if !std::mem::replace(&mut self.alive.borrow_mut()[index], false) {
+            return;
+        }
         self.set.terminate(index as u32);
         clear_terminated_flag();
         if let Some(task) = self.shared.slots[index].try_take() {
             self.shared.settle_err(&task, crate::TaskError::WorkerCrashed);
+        }
+        if dead {
+            self.free_dead_thread(index);
         }
         let was_ready = self.was_ready.borrow()[index];
         if !was_ready {
@@ -383,7 +452,40 @@ impl Main {
             return;
         }
         self.replaced.set(self.replaced.get() + 1);
-        self.spawn(index);
+        let completed = self.shared.stats().completed;
+        let streak = if completed == self.completed_at_crash.get() { self.crash_streak.get() + 1 } else { 1 };
+        self.crash_streak.set(streak);
+        self.completed_at_crash.set(completed);
+        let delay = crate::restart::delay_ms(streak);
+        if delay == 0 {
+            self.spawn(index);
+        } else {
+            let me = AssertUnwindSafe(self.me.clone());
+            schedule(delay as f64, &Closure::once_into_js(move || {
+                let me = me;
+                if let Some(main) = me.0.upgrade() {
+                    main.spawn(index);
+                }
+            }));
+        }
+    }
+
+    /// Releases what a dead worker can no longer release: its count of `Shared` (taken over
+    /// from `spawn`, raw or in its thread-local), and its TLS block and stack.
+    fn free_dead_thread(&self, index: usize) {
+        // SAFETY: `spawn` leaked exactly one strong count for this incarnation, and a thread
+        // that died in a trap (or never entered Rust) never released it; `alive` makes this
+        // run once per incarnation, never after a clean exit (which released it itself).
+        unsafe { Arc::decrement_strong_count(Arc::as_ptr(&self.shared)) };
+        let Some((tls, stack)) = self.thread_memory.borrow_mut()[index].take() else { return };
+        let exports = wasm_bindgen::exports();
+        if let Ok(destroy) = js_sys::Reflect::get(&exports, &"__wbindgen_thread_destroy".into()) {
+            if let Some(destroy) = destroy.dyn_ref::<js_sys::Function>() {
+                // wasm-bindgen's destroy frees another thread's TLS and stack when given their
+                // addresses (0 = the default stack size).
+                drop(destroy.call3(&JsValue::UNDEFINED, &tls.into(), &stack.into(), &0.into()));
+            }
+        }
     }
 
     /// Resolves every delivered completion; `false` once the pool has stopped.

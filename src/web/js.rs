@@ -20,6 +20,8 @@ use wasm_bindgen_futures::future_to_promise;
 extern "C" {
     #[wasm_bindgen(js_name = defaultWorkers)]
     fn default_workers() -> f64;
+    #[wasm_bindgen(js_name = resolveModuleUrl, catch)]
+    fn resolve_module_url(spec: &JsValue) -> Result<String, JsValue>;
 }
 
 #[wasm_bindgen(inline_js = "
@@ -135,6 +137,8 @@ struct Inner {
     waiters: RefCell<VecDeque<Waiter>>,
     /// `pool.alloc` blocks: byte offset → layout.
     allocs: RefCell<HashMap<u32, std::alloc::Layout>>,
+    /// Made with `Pool.create({module})`: string tasks name its exports.
+    task_module: bool,
 }
 
 // Owner-thread state mutated in small steps that do not panic half-way (see pool.rs).
@@ -206,8 +210,28 @@ fn source_of(f: &JsValue) -> Result<std::sync::Arc<str>, JsValue> {
     Ok(source)
 }
 
+/// Reads the arguments of a JS task (function or named export) into values that cross.
+fn read_args(args: &JsValue) -> Result<Vec<Value>, JsValue> {
+    if args.is_undefined() {
+        return Ok(Vec::new());
+    }
+    if !Array::is_array(args) {
+        return Err(js_error("TYPE", &format!("args must be an array, got {}", type_name(args))));
+    }
+    let mut budget = Budget::default();
+    let arr: &Array = args.unchecked_ref();
+    let mut out = Vec::with_capacity(arr.length() as usize);
+    for (i, a) in arr.iter().enumerate() {
+        let path = ARG_PATHS.get(i).map_or_else(|| format!("args[{i}]").into(), |p| std::borrow::Cow::Borrowed(*p));
+        let v = from_js(&a, &path, &mut budget, &pool_view_offset)
+            .map_err(|e| js_error(if e.is_type_error() { "TYPE" } else { "RANGE" }, &e.to_string()))?;
+        out.push(v);
+    }
+    Ok(out)
+}
+
 /// Checks `task`, `args` and `options`; any problem is a `TypeError`/`RangeError`.
-fn prepare(task: JsValue, args: JsValue, options: JsValue) -> Result<Prepared, JsValue> {
+fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: JsValue) -> Result<Prepared, JsValue> {
     if !(options.is_undefined() || options.is_null() || options.is_object()) {
         return Err(js_error("TYPE", &format!("options must be an object, got {}", type_name(&options))));
     }
@@ -232,25 +256,19 @@ fn prepare(task: JsValue, args: JsValue, options: JsValue) -> Result<Prepared, J
 
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
-        let args = if args.is_undefined() {
-            Vec::new()
-        } else if Array::is_array(&args) {
-            let mut budget = Budget::default();
-            let arr: &Array = args.unchecked_ref();
-            let mut out = Vec::with_capacity(arr.length() as usize);
-            for (i, a) in arr.iter().enumerate() {
-                let path = ARG_PATHS.get(i).map_or_else(|| format!("args[{i}]").into(), |p| std::borrow::Cow::Borrowed(*p));
-                let v = from_js(&a, &path, &mut budget, &pool_view_offset)
-                    .map_err(|e| js_error(if e.is_type_error() { "TYPE" } else { "RANGE" }, &e.to_string()))?;
-                out.push(v);
-            }
-            out
-        } else {
-            return Err(js_error("TYPE", &format!("args must be an array, got {}", type_name(&args))));
-        };
+        let args = read_args(&args)?;
         Box::new(move || jsfn::run(&source, &args))
-    } else if task.as_string().is_some() {
-        return Err(js_error("TYPE", "a task given by name needs a pool made with Pool.create({ module: url })"));
+    } else if let Some(name) = task.as_string() {
+        let exports = inner.pool.backend.main().task_exports.borrow();
+        let Some(exports) = exports.as_ref().filter(|_| inner.task_module) else {
+            return Err(js_error("TYPE", "a task given by name needs a pool made with Pool.create({ module: url })"));
+        };
+        if !exports.iter().any(|e| *e == name) {
+            let list = if exports.is_empty() { "none".to_owned() } else { exports.join(", ") };
+            return Err(js_error("TYPE", &format!("the task module has no function export named {name:?} (its function exports: {list})")));
+        }
+        let args = read_args(&args)?;
+        Box::new(move || jsfn::run_named(&name, &args))
     } else {
         match Task::try_from_js_value(task) {
             Ok(mut t) => match t.body.take() {
@@ -260,7 +278,7 @@ fn prepare(task: JsValue, args: JsValue, options: JsValue) -> Result<Prepared, J
             Err(other) => {
                 return Err(js_error(
                     "TYPE",
-                    &format!("task must be a function or a Task (e.g. diagnostics.spin(1)), got {}", type_name(&other)),
+                    &format!("task must be a function, a Task (e.g. diagnostics.spin(1)) or, with Pool.create({{ module }}), an export name; got {}", type_name(&other)),
                 ))
             }
         }
@@ -355,7 +373,18 @@ impl JsPool {
             Some("waitAsync") => crate::web::Doorbell::WaitAsync,
             _ => crate::web::Doorbell::Message,
         };
-        let pool = match WorkerPool::with_doorbell(workers, capacity, doorbell) {
+        let module = get(&options, "module");
+        let task_module = if module.is_undefined() {
+            None
+        } else {
+            match resolve_module_url(&module) {
+                Ok(url) => Some(url),
+                Err(e) => return Promise::reject(&e),
+            }
+        };
+        let has_module = task_module.is_some();
+        let config = crate::web::WebConfig { doorbell, task_module };
+        let pool = match WorkerPool::with_config(workers, capacity, config) {
             Ok(p) => p,
             Err(e @ (crate::BuildError::Workers(_) | crate::BuildError::QueueCapacity(_))) => {
                 return Promise::reject(&js_error("RANGE", &e.to_string()))
@@ -363,17 +392,25 @@ impl JsPool {
             Err(e) => return Promise::reject(&js_sys::Error::new(&e.to_string())),
         };
         let ready = pool.ready();
-        let inner = Rc::new(Inner { pool, waiters: RefCell::new(VecDeque::new()), allocs: RefCell::new(HashMap::new()) });
+        let inner = Rc::new(Inner {
+            pool,
+            waiters: RefCell::new(VecDeque::new()),
+            allocs: RefCell::new(HashMap::new()),
+            task_module: has_module,
+        });
         let weak = AssertUnwindSafe(Rc::downgrade(&inner));
         inner.pool.backend.main().set_on_drain(Box::new(move || {
             if let Some(inner) = Weak::upgrade(&weak.0) {
                 inner.pump();
             }
         }));
-        let js = JsValue::from(JsPool { inner });
+        // The JS object is made only once the pool is up: a failed start frees everything
+        // now instead of whenever the wrapper would be garbage-collected.
+        let inner = AssertUnwindSafe(inner);
         future_to_promise(async move {
+            let inner = inner;
             wasm_bindgen_futures::JsFuture::from(ready).await?;
-            Ok(js)
+            Ok(JsValue::from(JsPool { inner: inner.0 }))
         })
     }
 
@@ -390,7 +427,7 @@ impl JsPool {
     /// `trySubmit(task, args = [], {signal, timeout} = {})`: never throws, never waits.
     #[wasm_bindgen(js_name = trySubmit)]
     pub fn try_submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
-        let prepared = match prepare(task, args, options) {
+        let prepared = match prepare(&self.inner, task, args, options) {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e),
         };
@@ -406,7 +443,7 @@ impl JsPool {
     /// honouring `signal` and `timeout` while waiting; rejects with `PoolClosedError` if
     /// shutdown starts first.
     pub fn submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
-        let prepared = match prepare(task, args, options) {
+        let prepared = match prepare(&self.inner, task, args, options) {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e),
         };

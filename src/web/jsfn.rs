@@ -13,6 +13,7 @@ use js_sys::{Array, Function};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(inline_js = "
 export function compileTask(source) {
@@ -78,6 +79,12 @@ extern "C" {
     fn finish(this: &ContextParts);
     #[wasm_bindgen(js_name = functionSource)]
     pub(crate) fn function_source(f: &JsValue) -> Option<String>;
+}
+
+#[wasm_bindgen(module = "/src/web/worker.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = taskExport)]
+    fn task_export(name: &str) -> JsValue;
 }
 
 /// What a JS task produced, in a form that crosses threads.
@@ -151,10 +158,10 @@ pub(crate) fn outcome_of(ok: bool, v: &JsValue) -> (JsOutcome, bool) {
     }
 }
 
-/// The body run on a worker.
+/// The body of a JS-function task, run on a worker.
 pub(crate) fn run(source: &str, args: &[Value]) -> JsOutcome {
-    let f = match compiled(source) {
-        Ok(f) => f,
+    match compiled(source) {
+        Ok(f) => call(&f, args),
         Err(e) => {
             crate::task::mark_failed();
             let detail = error_value(&e, false);
@@ -162,13 +169,35 @@ pub(crate) fn run(source: &str, args: &[Value]) -> JsOutcome {
                 Value::Error { name, message, .. } => format!("{name}: {message}"),
                 other => format!("{other:?}"),
             };
-            return JsOutcome::Thrown(Value::Error {
-                name: "TypeError".into(),
-                message: format!("the task function does not compile in the worker ({message}); {NOT_CAPTURED}"),
-                stack: String::new(),
-            });
+            let hint = if matches!(&detail, Value::Error { name, .. } if name == "EvalError") {
+                "JS-function tasks are compiled from source like eval, which this page's Content-Security-Policy \
+                 forbids; load your tasks with Pool.create({ module: url }) and submit them by export name"
+            } else {
+                NOT_CAPTURED
+            };
+            thrown_type_error(format!("the task function does not compile in the worker ({message}); {hint}"))
         }
-    };
+    }
+}
+
+/// The body of a task given by name: that export of the task module, run on a worker.
+pub(crate) fn run_named(name: &str, args: &[Value]) -> JsOutcome {
+    let f = task_export(name);
+    match f.dyn_ref::<Function>() {
+        Some(f) => call(f, args),
+        None => {
+            crate::task::mark_failed();
+            thrown_type_error(format!("the task module has no function export named {name:?} in this worker"))
+        }
+    }
+}
+
+fn thrown_type_error(message: String) -> JsOutcome {
+    JsOutcome::Thrown(Value::Error { name: "TypeError".into(), message, stack: String::new() })
+}
+
+/// Calls a task function with `this` = its context; a thenable result suspends the worker.
+fn call(f: &Function, args: &[Value]) -> JsOutcome {
     let memory = wasm_bindgen::memory();
     let js_args: Array = args.iter().map(|a| to_js(a, &memory)).collect();
     let parts = make_context(&memory, crate::task::current_state_addr() as u32);

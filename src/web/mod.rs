@@ -8,7 +8,7 @@ mod js;
 mod jsfn;
 
 pub use crate::value::Value;
-pub use backend::Doorbell;
+pub use backend::{Doorbell, WebConfig};
 pub use js::{JsPool, Task};
 
 use crate::error::TaskError;
@@ -137,7 +137,12 @@ fn task_is_done<T>(task: &dyn crate::task::Output<T>) -> bool {
 impl WorkerPool {
     /// Like [`WorkerPool::new`], choosing how workers signal completions (for measurements).
     pub fn with_doorbell(workers: usize, queue_capacity: usize, doorbell: Doorbell) -> Result<Self, crate::BuildError> {
-        Self::build(workers, queue_capacity, |shared| backend::Backend::start_with(shared, doorbell))
+        Self::with_config(workers, queue_capacity, WebConfig { doorbell, ..WebConfig::default() })
+    }
+
+    /// Like [`WorkerPool::new`], with the web-specific start options.
+    pub fn with_config(workers: usize, queue_capacity: usize, config: WebConfig) -> Result<Self, crate::BuildError> {
+        Self::build(workers, queue_capacity, |shared| backend::Backend::start_with(shared, config))
     }
 
     /// Resolves when every worker has started (the pool accepts tasks before that).

@@ -23,8 +23,9 @@ export function setWorkerScript(url, spawnWeb) {
 }
 
 export class WorkerSet {
-  constructor(glueUrl, module, memory, sharedPtr, name, onEvent) {
+  constructor(glueUrl, module, memory, sharedPtr, name, taskModule, onEvent) {
     this.glueUrl = glueUrl;
+    this.taskModule = taskModule ?? null;
     this.module = module;
     this.memory = memory;
     this.sharedPtr = sharedPtr;
@@ -36,26 +37,31 @@ export class WorkerSet {
 
   spawn(index) {
     const data = { ringpool: true, glueUrl: this.glueUrl, module: this.module, memory: this.memory,
-      sharedPtr: this.sharedPtr, index };
-    // After `terminateAll` the Rust callbacks are being freed: late events are dropped.
-    const onMessage = (msg) => { if (!this.stopped) this.onEvent(msg.type, msg.index, msg.detail ?? ''); };
-    const onError = (err) => { if (!this.stopped) this.onEvent('crashed', index, String(err?.stack ?? err?.message ?? err)); };
+      sharedPtr: this.sharedPtr, taskModule: this.taskModule, index };
+    // Events of a worker that was terminated or replaced, or that come after `terminateAll`
+    // (the Rust callbacks are being freed then), are dropped.
+    let entry = null;
+    const current = () => !this.stopped && this.workers.get(index) === entry;
+    const onMessage = (msg) => { if (current()) this.onEvent(msg.type, msg.index, msg.detail ?? ''); };
+    const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
     if (isNode) {
-      const pending = nodeModule('node:worker_threads').then(({ Worker }) => {
+      entry = nodeModule('node:worker_threads').then(({ Worker }) => {
         const w = new Worker(workerScript?.url ?? new URL(import.meta.url), { workerData: data, name: `${this.name}-${index}` });
         w.on('message', onMessage);
         w.on('error', onError);
+        // After its messages: a thread that ended without saying so (process.exit in a task).
+        w.on('exit', (code) => { if (current()) this.onEvent('exit', index, `the worker thread exited with code ${code}`); });
         return w;
       });
-      this.workers.set(index, pending);
     } else {
       const w = workerScript?.spawnWeb()
         ?? new Worker(new URL(import.meta.url), { type: 'module', name: `ringpool:${this.name}-${index}` });
       w.onmessage = (e) => onMessage(e.data);
       w.onerror = (e) => { e.preventDefault?.(); onError(e.message ?? e); };
       w.postMessage(data);
-      this.workers.set(index, Promise.resolve(w));
+      entry = Promise.resolve(w);
     }
+    this.workers.set(index, entry);
   }
 
   terminate(index) {
@@ -106,6 +112,26 @@ export function crossOriginIsolationProblem() {
     '"Cross-Origin-Opener-Policy: same-origin" and "Cross-Origin-Embedder-Policy: require-corp"';
 }
 
+/** The absolute URL of `Pool.create({module})`: a `URL`, an absolute URL string, or (Node) a path. */
+export function resolveModuleUrl(spec) {
+  if (spec instanceof URL) return spec.href;
+  if (typeof spec !== 'string' || spec === '') {
+    throw new TypeError(`module must be a URL or a non-empty string, got ${spec === null ? 'null' : typeof spec}`);
+  }
+  try { return new URL(spec).href; } catch { /* relative */ }
+  if (isNode) {
+    const { pathToFileURL } = process.getBuiltinModule('node:url');
+    return pathToFileURL(process.getBuiltinModule('node:path').resolve(spec)).href;
+  }
+  return new URL(spec, globalThis.document?.baseURI ?? globalThis.location?.href).href;
+}
+
+// The worker's task module (`Pool.create({module})`), whose exports are tasks by name.
+let taskModule = null;
+export function taskExport(name) {
+  return taskModule?.[name];
+}
+
 let post = null;
 export function postDoorbell() {
   post({ type: 'ring', index: -1 });
@@ -113,12 +139,27 @@ export function postDoorbell() {
 
 async function runWorker(data, postToMain, close) {
   post = postToMain;
+  // The task module first: a module that does not load costs no wasm thread state.
+  let exportNames = [];
+  if (data.taskModule) {
+    try {
+      taskModule = await import(/* @vite-ignore */ data.taskModule);
+    } catch (err) {
+      postToMain({ type: 'failed', index: data.index,
+        detail: `the task module ${data.taskModule} did not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}` });
+      close();
+      return;
+    }
+    exportNames = Object.keys(taskModule).filter((k) => typeof taskModule[k] === 'function');
+  }
   let wasm;
   try {
     // The entry script's own copy of the glue when it has one (a bundled worker chunk).
     const glue = globalThis.__ringpoolGlue ?? await import(/* @vite-ignore */ data.glueUrl);
     wasm = glue.initSync({ module: data.module, memory: data.memory });
-    postToMain({ type: 'ready', index: data.index });
+    // This thread's TLS block and stack: the owner frees them if the worker dies in a trap.
+    postToMain({ type: 'ready', index: data.index,
+      detail: [wasm.__tls_base.value, wasm.__stack_alloc.value, ...exportNames].join('\n') });
     // The raw export, not the glue wrapper: the wrapper marks the whole shared module as
     // terminated after a trap, which would stop every other thread; a crash here is ours to
     // report and the pool replaces this worker.
