@@ -14,14 +14,20 @@ const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '
 // Under /no-isolation/ the same files are served without COOP/COEP, so tests can check what a
 // page that is not cross-origin isolated shows.
 const bare = '/no-isolation';
+// Under /strict-csp/ they also carry a Content-Security-Policy without 'unsafe-eval' or inline
+// scripts (only 'wasm-unsafe-eval' to compile the module), for the task-module test.
+const strict = '/strict-csp';
+const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
+  "object-src 'none'; base-uri 'none'";
 
 function resolve(url) {
   let path = normalize(decodeURIComponent(new URL(url, 'http://x').pathname));
   if (path.startsWith(`${bare}/`)) path = path.slice(bare.length);
+  if (path.startsWith(`${strict}/`)) path = path.slice(strict.length);
   if (path.includes('..')) return null;
   if (path.startsWith('/pkg/')) return join(root, path);
   // The browser run of the behaviour suite (tests/browser/run.mjs) is served from here too.
-  if (path.startsWith('/tests/browser/') || path.startsWith('/tests/node/')) return join(root, path);
+  if (path.startsWith('/tests/browser/') || path.startsWith('/tests/node/') || path.startsWith('/tests/soak/')) return join(root, path);
   // The browser benchmark (bench/browser.mjs) and the one peer it loads from node_modules.
   if (path.startsWith('/bench/browser/') || path === '/bench/harness.mjs' || path.startsWith('/node_modules/workerpool/dist/')) return join(root, path);
   return join(root, 'www', path.endsWith('/') ? `${path}index.html` : path);
@@ -35,9 +41,11 @@ createServer(async (req, res) => {
       'Cross-Origin-Opener-Policy': 'same-origin',
       'Cross-Origin-Embedder-Policy': 'require-corp',
     };
+    const policy = req.url.startsWith(`${strict}/`) ? { 'Content-Security-Policy': csp } : {};
     res.writeHead(200, {
       'Content-Type': types[extname(file)] ?? 'application/octet-stream',
       ...isolation,
+      ...policy,
       'Cache-Control': 'no-cache',
     });
     res.end(await readFile(file));

@@ -83,6 +83,12 @@ section "browser: the same behaviour files in headless Chromium (cross-origin is
 node tests/browser/run.mjs
 fi
 
+if want soak; then
+section "soak (short): 20,000 mixed-outcome tasks in Node and in Chromium (npm run soak: 1,000,000)"
+node tests/soak/node.mjs 20000 | tail -1
+node tests/soak/browser.mjs 20000 | tail -1
+fi
+
 if want demo; then
 section "demo: the image page end to end in headless Chromium (every filter x mode, checksums vs native)"
 node tests/demo/run.mjs

@@ -40,6 +40,8 @@ pub struct Stats {
     pub queued: u64,
     pub running: u64,
     pub accepted: u64,
+    /// Submissions refused: queue full, closed, or already cancelled. A JS `submit` that
+    /// waits for space is not refused, and is not counted while it waits.
     pub rejected: u64,
     pub completed: u64,
     /// Every accepted task that settled with an error (panicked, crashed, cancelled, timed
@@ -371,6 +373,17 @@ impl WorkerPool {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
+        self.offer(f, options, true)
+    }
+
+    /// `try_submit_with`; `count_full: false` for a caller that will wait for space and
+    /// offer again (JS `submit`), so that `stats().rejected` counts only refusals the
+    /// submitter saw.
+    pub(crate) fn offer<F, T>(&self, f: F, options: TaskOptions, count_full: bool) -> Result<TaskHandle<T>, SubmitError<F>>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
         let c = &self.shared.counters;
         if options.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
             c.rejected.fetch_add(1, Ordering::SeqCst);
@@ -379,8 +392,10 @@ impl WorkerPool {
         let task = Task::new(f);
         let erased: TaskRef = task.clone();
         if let Err(e) = self.shared.dispatch.try_push(erased) {
-            c.rejected.fetch_add(1, Ordering::SeqCst);
             let closed = matches!(e, PushError::Closed(_));
+            if closed || count_full {
+                c.rejected.fetch_add(1, Ordering::SeqCst);
+            }
             drop(e);
             let f = task.into_body();
             return Err(if closed { SubmitError::Closed(f) } else { SubmitError::QueueFull(f) });

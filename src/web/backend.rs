@@ -434,11 +434,12 @@ impl Main {
         }
         self.set.terminate(index as u32);
         clear_terminated_flag();
-        if let Some(task) = self.shared.slots[index].try_take() {
-            self.shared.settle_err(&task, crate::TaskError::WorkerCrashed);
+        let task = self.shared.slots[index].try_take();
+        if let Some(task) = &task {
+            self.shared.settle_err(task, crate::TaskError::WorkerCrashed);
         }
         if dead {
-            self.free_dead_thread(index);
+            self.free_dead_thread(index, task.as_ref());
         }
         let was_ready = self.was_ready.borrow()[index];
         if !was_ready {
@@ -472,11 +473,19 @@ impl Main {
 
     /// Releases what a dead worker can no longer release: its count of `Shared` (taken over
     /// from `spawn`, raw or in its thread-local), and its TLS block and stack.
-    fn free_dead_thread(&self, index: usize) {
+    /// `task` is the one it was running, whose reference on the dead stack is released too.
+    fn free_dead_thread(&self, index: usize, task: Option<&TaskRef>) {
         // SAFETY: `spawn` leaked exactly one strong count for this incarnation, and a thread
         // that died in a trap (or never entered Rust) never released it; `alive` makes this
         // run once per incarnation, never after a clean exit (which released it itself).
         unsafe { Arc::decrement_strong_count(Arc::as_ptr(&self.shared)) };
+        if let Some(task) = task {
+            // SAFETY: a worker holds exactly one reference of the task it runs besides the
+            // slot's (the `task` local of `Shared::work`, or the suspended-task thread-local;
+            // `Runnable::run` clones none). It died holding it; `task` (ours, from the slot)
+            // keeps the count above zero across this.
+            unsafe { Arc::decrement_strong_count(Arc::as_ptr(task)) };
+        }
         let Some((tls, stack)) = self.thread_memory.borrow_mut()[index].take() else { return };
         let exports = wasm_bindgen::exports();
         if let Ok(destroy) = js_sys::Reflect::get(&exports, &"__wbindgen_thread_destroy".into()) {

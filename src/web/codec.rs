@@ -9,9 +9,11 @@
 use crate::value::{child_path, Budget, CodecError, TypedKind, Value, MAX_DEPTH};
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(inline_js = "
+// Everything here may meet hostile values (getters and proxies that throw, detached
+// buffers): each import that touches a value is `catch`, so a throw becomes a `TypeError`
+// naming the path instead of unwinding through Rust.
 export function kindOf(v) {
   if (Array.isArray(v)) return 'array';
   if (v instanceof Map) return 'map';
@@ -25,9 +27,16 @@ export function kindOf(v) {
   if (proto === Object.prototype || proto === null) return 'object';
   return 'instance:' + (proto?.constructor?.name || 'unknown');
 }
-export function viewName(v) { return v instanceof DataView ? 'DataView' : v.constructor.name; }
-export function mapEntries(m) { return Array.from(m.entries()); }
-export function setValues(s) { return Array.from(s.values()); }
+export function arrayItems(a) { return Array.prototype.slice.call(a); }
+export function ownKeys(o) { return Object.keys(o); }
+export function property(o, k) { return o[k]; }
+export function viewName(v) { return Object.prototype.toString.call(v).slice(8, -1); }
+export function mapEntries(m) { return Array.from(Map.prototype.entries.call(m)).flat(); }
+export function setValues(s) { return Array.from(Set.prototype.values.call(s)); }
+export function dateTime(d) { return Date.prototype.getTime.call(d); }
+export function bufferBytes(b) { return new Uint8Array(b); }
+export function viewBytes(v) { return new Uint8Array(v.buffer, v.byteOffset, v.byteLength); }
+export function viewLength(v) { return v.length; }
 export function newMap() { return new Map(); }
 export function newSet() { return new Set(); }
 export function mapSet(m, k, v) { m.set(k, v); }
@@ -40,7 +49,6 @@ export function bigintFrom(s) { return BigInt(s); }
 export function makeView(kind, buffer, offset, length) {
   return kind === 'DataView' ? new DataView(buffer, offset, length) : new globalThis[kind](buffer, offset, length);
 }
-export function viewBytes(v) { return new Uint8Array(v.buffer, v.byteOffset, v.byteLength); }
 export function errorOf(name, message, stack) {
   const Ctor = { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError }[name] ?? Error;
   const e = new Ctor(message);
@@ -48,16 +56,33 @@ export function errorOf(name, message, stack) {
   if (stack) Object.defineProperty(e, 'stack', { value: stack, writable: true, configurable: true });
   return e;
 }
+export function describeThrow(e) {
+  try { return e instanceof Error ? `${e.name}: ${e.message}` : String(e); } catch { return 'an exception'; }
+}
 ")]
 extern "C" {
-    #[wasm_bindgen(js_name = kindOf)]
-    fn kind_of(v: &JsValue) -> String;
-    #[wasm_bindgen(js_name = viewName)]
-    fn view_name(v: &JsValue) -> String;
-    #[wasm_bindgen(js_name = mapEntries)]
-    fn map_entries(m: &JsValue) -> Array;
-    #[wasm_bindgen(js_name = setValues)]
-    fn set_values(s: &JsValue) -> Array;
+    #[wasm_bindgen(js_name = kindOf, catch)]
+    fn kind_of(v: &JsValue) -> Result<String, JsValue>;
+    #[wasm_bindgen(js_name = arrayItems, catch)]
+    fn array_items(a: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = ownKeys, catch)]
+    fn own_keys(o: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = property, catch)]
+    fn property(o: &JsValue, k: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = viewName, catch)]
+    fn view_name(v: &JsValue) -> Result<String, JsValue>;
+    #[wasm_bindgen(js_name = mapEntries, catch)]
+    fn map_entries(m: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = setValues, catch)]
+    fn set_values(s: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = dateTime, catch)]
+    fn date_time(d: &JsValue) -> Result<f64, JsValue>;
+    #[wasm_bindgen(js_name = bufferBytes, catch)]
+    fn buffer_bytes(b: &JsValue) -> Result<Uint8Array, JsValue>;
+    #[wasm_bindgen(js_name = viewBytes, catch)]
+    fn view_bytes(v: &JsValue) -> Result<Uint8Array, JsValue>;
+    #[wasm_bindgen(js_name = viewLength, catch)]
+    fn view_length(v: &JsValue) -> Result<f64, JsValue>;
     #[wasm_bindgen(js_name = newMap)]
     fn new_map() -> JsValue;
     #[wasm_bindgen(js_name = newSet)]
@@ -74,10 +99,27 @@ extern "C" {
     fn bigint_from(s: &str) -> JsValue;
     #[wasm_bindgen(js_name = makeView)]
     fn make_view(kind: &str, buffer: &JsValue, offset: u32, length: u32) -> JsValue;
-    #[wasm_bindgen(js_name = viewBytes)]
-    fn view_bytes(v: &JsValue) -> Uint8Array;
     #[wasm_bindgen(js_name = errorOf)]
     pub(crate) fn error_of(name: &str, message: &str, stack: &str) -> JsValue;
+    #[wasm_bindgen(js_name = describeThrow)]
+    fn describe_throw(e: &JsValue) -> String;
+}
+
+/// A value whose inspection threw (a getter, a proxy trap, a detached buffer).
+fn threw(path: &str, e: JsValue) -> CodecError {
+    CodecError::Unsupported { path: path.to_owned(), what: format!("reading it threw ({})", describe_throw(&e)) }
+}
+
+/// A copy of `v` if it is an array (`None` if not): getters run once, inside a catch.
+pub(crate) fn array_copy(v: &JsValue) -> Result<Option<Array>, CodecError> {
+    if !v.is_object() {
+        return Ok(None);
+    }
+    match kind_of(v) {
+        Ok(k) if k == "array" => array_items(v).map(Some).map_err(|e| threw("args", e)),
+        Ok(_) => Ok(None),
+        Err(e) => Err(threw("args", e)),
+    }
 }
 
 /// Reads `v` into a [`Value`]. `is_pool_view` says whether a typed array is a view of pool
@@ -136,7 +178,7 @@ fn read(
     if depth >= MAX_DEPTH {
         return Err(CodecError::TooDeep { path: p(), cyclic: false });
     }
-    let kind = kind_of(v);
+    let kind = kind_of(v).map_err(|e| threw(path, e))?;
     let children = |items: &Array, stack: &mut Vec<JsValue>, budget: &mut Budget| -> Result<Vec<Value>, CodecError> {
         stack.push(v.clone());
         let out = items
@@ -148,15 +190,12 @@ fn read(
         out
     };
     Ok(match kind.as_str() {
-        "array" => Value::Array(children(v.unchecked_ref::<Array>(), stack, budget)?),
-        "set" => Value::Set(children(&set_values(v), stack, budget)?),
+        // Copies first (`slice`, `Array.from`): getters run once, in our catch, and the copy is
+        // a plain array that iterating cannot throw on.
+        "array" => Value::Array(children(&array_items(v).map_err(|e| threw(path, e))?, stack, budget)?),
+        "set" => Value::Set(children(&set_values(v).map_err(|e| threw(path, e))?, stack, budget)?),
         "map" => {
-            let flat = Array::new();
-            for e in map_entries(v).iter() {
-                let e: Array = e.unchecked_into();
-                flat.push(&e.get(0));
-                flat.push(&e.get(1));
-            }
+            let flat = map_entries(v).map_err(|e| threw(path, e))?;
             let items = children(&flat, stack, budget)?;
             let mut it = items.into_iter();
             let mut pairs = Vec::new();
@@ -165,40 +204,47 @@ fn read(
             }
             Value::Map(pairs)
         }
-        "date" => Value::Date(v.unchecked_ref::<js_sys::Date>().get_time()),
+        "date" => Value::Date(date_time(v).map_err(|e| threw(path, e))?),
         "arraybuffer" => {
-            let bytes = Uint8Array::new(v);
+            let bytes = buffer_bytes(v).map_err(|e| threw(path, e))?;
             budget.charge(bytes.length() as usize, &p)?;
             Value::ArrayBuffer(bytes.to_vec())
         }
         "view" => {
-            let name = view_name(v);
+            let name = view_name(v).map_err(|e| threw(path, e))?;
             let Some(tk) = TypedKind::from_name(&name) else {
                 return Err(CodecError::Unsupported { path: p(), what: format!("a {name}") });
             };
             if let Some(offset) = is_pool_view(v) {
-                let len = Reflect::get(v, &"length".into()).ok().and_then(|l| l.as_f64()).unwrap_or(0.0) as u32;
-                Value::Shared(tk, offset, len)
+                let len = if tk == TypedKind::DataView { view_bytes(v).map(|b| b.length() as f64) } else { view_length(v) };
+                Value::Shared(tk, offset, len.map_err(|e| threw(path, e))? as u32)
             } else {
-                let bytes = view_bytes(v);
+                let bytes = view_bytes(v).map_err(|e| threw(path, e))?;
                 budget.charge(bytes.length() as usize, &p)?;
                 Value::Typed(tk, bytes.to_vec())
             }
         }
         "error" => {
-            let get = |k: &str| Reflect::get(v, &k.into()).ok().and_then(|s| s.as_string()).unwrap_or_default();
+            let get = |k: &str| property(v, &k.into()).ok().and_then(|s| s.as_string()).unwrap_or_default();
             Value::Error { name: get("name"), message: get("message"), stack: get("stack") }
         }
         "object" => {
+            let keys = own_keys(v).map_err(|e| threw(path, e))?;
             stack.push(v.clone());
-            let keys = Object::keys(v.unchecked_ref::<Object>());
             let mut fields = Vec::with_capacity(keys.length() as usize);
             for k in keys.iter() {
                 let key = k.as_string().unwrap_or_default();
-                budget.charge(key.len(), &p)?;
-                let child = Reflect::get(v, &k).unwrap_or(JsValue::UNDEFINED);
-                let value = read(&child, &child_path(path, &key), depth + 1, budget, stack, is_pool_view)?;
-                fields.push((key, value));
+                let child_path = child_path(path, &key);
+                let charged = budget.charge(key.len(), &p);
+                let child = charged.and_then(|()| property(v, &k).map_err(|e| threw(&child_path, e)));
+                let value = child.and_then(|child| read(&child, &child_path, depth + 1, budget, stack, is_pool_view));
+                match value {
+                    Ok(value) => fields.push((key, value)),
+                    Err(e) => {
+                        stack.pop();
+                        return Err(e);
+                    }
+                }
             }
             stack.pop();
             Value::Object(fields)

@@ -6,7 +6,7 @@ use super::jsfn::{self, JsOutcome};
 use super::{js_error, memory_bytes, note_buffer, pool_view_offset, task_error_to_js};
 use crate::value::{Budget, TypedKind, Value};
 use crate::{CancelToken, SubmitError, TaskError, TaskOptions, WorkerPool};
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Function, Object, Promise, Reflect};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
@@ -26,19 +26,21 @@ extern "C" {
 
 #[wasm_bindgen(inline_js = "
 export function isAbortSignal(s) {
-  return s !== null && typeof s === 'object' && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function';
+  try {
+    return s !== null && typeof s === 'object' && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function';
+  } catch { return false; }
 }
 export function onAbort(signal, callback) { signal.addEventListener('abort', () => callback(), { once: true }); }
 export function abortReason(signal) {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+  try { return signal.reason ?? new DOMException('This operation was aborted', 'AbortError'); } catch (e) { return e; }
 }
 export function makeTypedView(ctor, buffer, offset, length) { return new ctor(buffer, offset, length); }
 ")]
 extern "C" {
     #[wasm_bindgen(js_name = isAbortSignal)]
     fn is_abort_signal(s: &JsValue) -> bool;
-    #[wasm_bindgen(js_name = onAbort)]
-    fn on_abort(signal: &JsValue, callback: &JsValue);
+    #[wasm_bindgen(js_name = onAbort, catch)]
+    fn on_abort(signal: &JsValue, callback: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = abortReason)]
     fn abort_reason(signal: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = makeTypedView)]
@@ -184,22 +186,32 @@ const ARG_PATHS: [&str; 8] = ["args[0]", "args[1]", "args[2]", "args[3]", "args[
 std::thread_local! {
     /// The sources of the last few task functions submitted from this thread: a loop that
     /// submits the same function again skips `toString` and the copy into wasm memory.
-    static RECENT_SOURCES: RefCell<VecDeque<(JsValue, std::sync::Arc<str>)>> = const { RefCell::new(VecDeque::new()) };
+    static RECENT_SOURCES: RefCell<VecDeque<(JsValue, Source)>> = const { RefCell::new(VecDeque::new()) };
 }
 const RECENT_SOURCES_LIMIT: usize = 8;
 
+/// A task function's source and an id no other source ever gets, under which workers cache
+/// the compiled function (a number to look up, not a string to hash).
+#[derive(Clone)]
+struct Source {
+    id: f64,
+    text: std::sync::Arc<str>,
+}
+
 /// The source of a task function, checked to be sendable.
-fn source_of(f: &JsValue) -> Result<std::sync::Arc<str>, JsValue> {
+fn source_of(f: &JsValue) -> Result<Source, JsValue> {
+    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     if let Some(src) = RECENT_SOURCES.with(|r| r.borrow().iter().find(|(g, _)| g == f).map(|(_, s)| s.clone())) {
         return Ok(src);
     }
-    let Some(source) = jsfn::function_source(f) else {
+    let Some(text) = jsfn::function_source(f) else {
         return Err(js_error("TYPE", "task must be a self-contained function; native and bound functions cannot be sent to a worker"));
     };
-    if source.trim_start().starts_with("class") {
+    if text.trim_start().starts_with("class") {
         return Err(js_error("TYPE", "task must be a function, not a class"));
     }
-    let source: std::sync::Arc<str> = source.into();
+    let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed) as f64;
+    let source = Source { id, text: text.into() };
     RECENT_SOURCES.with(|r| {
         let mut r = r.borrow_mut();
         if r.len() == RECENT_SOURCES_LIMIT {
@@ -215,11 +227,12 @@ fn read_args(args: &JsValue) -> Result<Vec<Value>, JsValue> {
     if args.is_undefined() {
         return Ok(Vec::new());
     }
-    if !Array::is_array(args) {
-        return Err(js_error("TYPE", &format!("args must be an array, got {}", type_name(args))));
-    }
+    let arr = match super::codec::array_copy(args) {
+        Ok(Some(arr)) => arr,
+        Ok(None) => return Err(js_error("TYPE", &format!("args must be an array, got {}", type_name(args)))),
+        Err(e) => return Err(js_error("TYPE", &e.to_string())),
+    };
     let mut budget = Budget::default();
-    let arr: &Array = args.unchecked_ref();
     let mut out = Vec::with_capacity(arr.length() as usize);
     for (i, a) in arr.iter().enumerate() {
         let path = ARG_PATHS.get(i).map_or_else(|| format!("args[{i}]").into(), |p| std::borrow::Cow::Borrowed(*p));
@@ -257,7 +270,7 @@ fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: JsValue) -> Res
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
         let args = read_args(&args)?;
-        Box::new(move || jsfn::run(&source, &args))
+        Box::new(move || jsfn::run(source.id, &source.text, &args))
     } else if let Some(name) = task.as_string() {
         let exports = inner.pool.backend.main().task_exports.borrow();
         let Some(exports) = exports.as_ref().filter(|_| inner.task_module) else {
@@ -283,28 +296,34 @@ fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: JsValue) -> Res
             }
         }
     };
-    let token = signal.as_ref().map(|s| {
+    let token = signal.as_ref().map(|s| -> Result<CancelToken, JsValue> {
         let token = CancelToken::new();
         if Reflect::get(s, &"aborted".into()).ok().and_then(|a| a.as_bool()) == Some(true) {
             token.cancel();
         } else {
             let t = AssertUnwindSafe(token.clone());
-            on_abort(s, &Closure::once_into_js(move || {
+            let listening = on_abort(s, &Closure::once_into_js(move || {
                 let t = t;
                 t.0.cancel()
             }));
+            if listening.is_err() {
+                return Err(js_error("TYPE", "options.signal must be an AbortSignal (adding an abort listener threw)"));
+            }
         }
-        token
+        Ok(token)
     });
+    let token = token.transpose()?;
     Ok(Prepared { body, token, signal, deadline })
 }
 
 impl Inner {
-    fn admit(&self, p: Prepared) -> Result<Promise, Refused> {
+    /// Offers a prepared task to the ring. `waiting`: a `submit` that will wait for space if
+    /// the queue is full (not counted as rejected).
+    fn admit(&self, p: Prepared, waiting: bool) -> Result<Promise, Refused> {
         let timeout = p.deadline.map(|d| Duration::from_secs_f64(((d - js_sys::Date::now()).max(0.0)) / 1000.0));
         let options = TaskOptions { cancel: p.token.clone(), timeout };
         let Prepared { body, token, signal, deadline } = p;
-        match self.pool.try_submit_with(body, options) {
+        match self.pool.offer(body, options, !waiting) {
             Ok(handle) => {
                 let signal = AssertUnwindSafe(signal.clone());
                 Ok(handle.into_promise_map(move |r| {
@@ -335,7 +354,7 @@ impl Inner {
                 continue;
             }
             let prepared = front.prepared.take().expect("a live waiter holds its task");
-            match self.admit(prepared) {
+            match self.admit(prepared, true) {
                 Err(Refused::Full(p)) => {
                     front.prepared = Some(p);
                     return;
@@ -431,7 +450,7 @@ impl JsPool {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e),
         };
-        match self.inner.admit(prepared) {
+        match self.inner.admit(prepared, false) {
             Ok(p) => p,
             Err(Refused::Full(_)) => Promise::reject(&js_error("QUEUE_FULL", "")),
             Err(Refused::Closed) => Promise::reject(&js_error("POOL_CLOSED", "")),
@@ -449,7 +468,7 @@ impl JsPool {
         };
         // Nobody may overtake earlier waiters.
         let prepared = if self.inner.waiters.borrow().is_empty() {
-            match self.inner.admit(prepared) {
+            match self.inner.admit(prepared, true) {
                 Ok(p) => return p,
                 Err(Refused::Closed) => return Promise::reject(&js_error("POOL_CLOSED", "")),
                 Err(Refused::Aborted(reason)) => return Promise::reject(&reason),
@@ -468,12 +487,13 @@ impl JsPool {
             let gone_w = &gone_w.0;
             if let Some(signal) = &signal {
                 let (reject, gone, signal2) = (AssertUnwindSafe(reject.clone()), AssertUnwindSafe(gone_w.clone()), AssertUnwindSafe(signal.clone()));
-                on_abort(signal, &Closure::once_into_js(move || {
+                // `prepare` already added a listener to this signal successfully.
+                drop(on_abort(signal, &Closure::once_into_js(move || {
                     let (reject, gone, signal2) = (reject, gone, signal2);
                     if !gone.0.replace(true) {
                         drop(reject.0.call1(&JsValue::UNDEFINED, &abort_reason(&signal2.0)));
                     }
-                }));
+                })));
             }
             if let Some(deadline) = deadline {
                 let (reject, gone) = (AssertUnwindSafe(reject.clone()), AssertUnwindSafe(gone_w.clone()));

@@ -1,5 +1,5 @@
 //! JS-function tasks: the function travels as source, is compiled once per worker (bounded
-//! cache) and called with the decoded arguments. An `async` function (any thenable result)
+//! JS-side cache) and called with the decoded arguments. An `async` function (any thenable result)
 //! suspends the worker loop: the worker returns to its event loop, awaits, then finishes the
 //! task and re-enters the loop (see `worker.js`). The worker stays busy meanwhile.
 //!
@@ -11,17 +11,43 @@ use super::codec::{error_of, from_js, to_js};
 use crate::value::{Budget, CodecError, Value};
 use js_sys::{Array, Function};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(inline_js = "
 export function compileTask(source) {
-  const f = new Function('return (' + source + '\\n)')();
+  let f;
+  try {
+    f = new Function('return (' + source + '\\n)')();
+  } catch (e) {
+    // A method of an object literal (`{ resize(img) { … } }.resize`) has method source.
+    if (!(e instanceof SyntaxError)) throw e;
+    try { f = Object.values(new Function('return ({' + source + '\\n})')())[0]; } catch { throw e; }
+  }
   if (typeof f !== 'function') throw new TypeError('the task source is not a function');
   return f;
 }
-export function isThenable(v) { return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function'; }
+// Compiled task functions of this worker, by submission source id and by source text. They
+// live in the worker's JS heap, so a worker that dies in a trap takes them along (a Rust
+// thread-local cache would leak its heap memory with the dead thread).
+const byId = new Map(), bySource = new Map();
+export function cachedTask(id) { return byId.get(id); }
+export function compileCached(id, source) {
+  let f = bySource.get(source);
+  if (f === undefined) {
+    f = compileTask(source);
+    if (bySource.size >= 256) bySource.clear();
+    bySource.set(source, f);
+  }
+  if (byId.size >= 1024) byId.clear();
+  byId.set(id, f);
+  return f;
+}
+// Reading `then` can throw (a revoked proxy): then it is not a thenable, and the codec
+// refuses the value with a TypeError.
+export function isThenable(v) {
+  try { return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function'; } catch { return false; }
+}
 // `this` of a task function: `signal` aborts when the task is settled by someone else
 // (cancellation, timeout, force) while it awaits; `isCancelled()` reads the task's state word
 // in shared memory, so it works inside a synchronous loop too. `addr` holds 1 while running.
@@ -64,8 +90,10 @@ export function functionSource(f) {
 }
 ")]
 extern "C" {
-    #[wasm_bindgen(js_name = compileTask, catch)]
-    fn compile_task(source: &str) -> Result<Function, JsValue>;
+    #[wasm_bindgen(js_name = cachedTask)]
+    fn cached_task(id: f64) -> JsValue;
+    #[wasm_bindgen(js_name = compileCached, catch)]
+    fn compile_cached(id: f64, source: &str) -> Result<Function, JsValue>;
     #[wasm_bindgen(js_name = isThenable)]
     fn is_thenable(v: &JsValue) -> bool;
     #[wasm_bindgen(js_name = makeContext)]
@@ -77,14 +105,19 @@ extern "C" {
     fn watch(this: &ContextParts);
     #[wasm_bindgen(method)]
     fn finish(this: &ContextParts);
-    #[wasm_bindgen(js_name = functionSource)]
-    pub(crate) fn function_source(f: &JsValue) -> Option<String>;
+    #[wasm_bindgen(js_name = functionSource, catch)]
+    fn function_source_js(f: &JsValue) -> Result<Option<String>, JsValue>;
 }
 
 #[wasm_bindgen(module = "/src/web/worker.js")]
 extern "C" {
     #[wasm_bindgen(js_name = taskExport)]
     fn task_export(name: &str) -> JsValue;
+}
+
+/// The source of a sendable function; `None` for native, bound and proxied functions.
+pub(crate) fn function_source(f: &JsValue) -> Option<String> {
+    function_source_js(f).ok().flatten()
 }
 
 /// What a JS task produced, in a form that crosses threads.
@@ -96,11 +129,7 @@ pub(crate) enum JsOutcome {
     Pending,
 }
 
-/// Compiled functions per worker thread, keyed by source. Bounded: cleared when full.
-const CACHE_LIMIT: usize = 256;
-
 std::thread_local! {
-    static CACHE: RefCell<HashMap<String, Function>> = RefCell::new(HashMap::new());
     /// The promise a suspended task waits for, until `worker.js` takes it.
     static SUSPENDED: RefCell<Option<JsValue>> = const { RefCell::new(None) };
     /// The context of the suspended task, finished when it resumes.
@@ -110,19 +139,12 @@ std::thread_local! {
 const NOT_CAPTURED: &str = "task functions are sent as source and compiled in each worker, so variables \
     from the enclosing scope are not captured; pass them in args";
 
-fn compiled(source: &str) -> Result<Function, JsValue> {
-    if let Some(f) = CACHE.with(|c| c.borrow().get(source).cloned()) {
-        return Ok(f);
+/// The worker's compiled function for submission source `id` (see `compileCached`).
+fn compiled(id: f64, source: &str) -> Result<Function, JsValue> {
+    match cached_task(id).dyn_into::<Function>() {
+        Ok(f) => Ok(f),
+        Err(_) => compile_cached(id, source),
     }
-    let f = compile_task(source)?;
-    CACHE.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= CACHE_LIMIT {
-            c.clear();
-        }
-        c.insert(source.to_owned(), f.clone());
-    });
-    Ok(f)
 }
 
 fn error_value(e: &JsValue, hint_closures: bool) -> Value {
@@ -159,8 +181,8 @@ pub(crate) fn outcome_of(ok: bool, v: &JsValue) -> (JsOutcome, bool) {
 }
 
 /// The body of a JS-function task, run on a worker.
-pub(crate) fn run(source: &str, args: &[Value]) -> JsOutcome {
-    match compiled(source) {
+pub(crate) fn run(id: f64, source: &str, args: &[Value]) -> JsOutcome {
+    match compiled(id, source) {
         Ok(f) => call(&f, args),
         Err(e) => {
             crate::task::mark_failed();

@@ -37,6 +37,23 @@ try {
   } else {
     failed++; console.log(`not ok - no-isolation.html: ${JSON.stringify(r)}`);
   }
+
+  // A strict CSP (no 'unsafe-eval', no inline script): task modules and Rust tasks work, a JS
+  // function is refused with a hint, and the page itself cannot eval (the policy is in force).
+  const strict = await browser.newPage();
+  const strictErrors = [];
+  strict.on('pageerror', (e) => strictErrors.push(String(e)));
+  await strict.goto(`http://127.0.0.1:${port}/strict-csp/tests/browser/csp.html`);
+  await strict.waitForFunction(() => window.__csp, null, { timeout: 60_000 });
+  const c = await strict.evaluate(() => window.__csp);
+  const cspOk = !c.error && c.named === 5 && c.view === 10 && c.gray === true && c.jsFunction === undefined &&
+    /Content-Security-Policy/.test(c.jsFunctionError) && /Pool\.create\(\{ module: url \}\)/.test(c.jsFunctionError) &&
+    c.violationsBeforeProbe === 0 && c.evalAllowed === false && strictErrors.length === 0;
+  if (cspOk) {
+    passed++; console.log(`ok - csp.html: tasks by export name and Rust tasks under a no-eval CSP; a JS function is refused (${c.jsFunctionError.slice(0, 60)}…)`);
+  } else {
+    failed++; console.log(`not ok - csp.html: ${JSON.stringify({ ...c, strictErrors })}`);
+  }
 } finally {
   await browser.close();
   server.kill();

@@ -59,9 +59,16 @@ test('a closure over outer variables fails with an error that says why', async (
   assert.match(err.message, /not captured/);
 });
 
+test('object-literal methods (method shorthand source) run as tasks', async () => {
+  const tasks = { triple(x) { return 3 * x; }, async later(x) { await null; return x + 1; } };
+  assert.equal(await pool.trySubmit(tasks.triple, [5]), 15);
+  assert.equal(await pool.trySubmit(tasks.later, [5]), 6);
+});
+
 test('a function that does not compile in the worker says so', async () => {
-  const method = { m() { return 1; } }.m; // method shorthand source "m() {…}" is not an expression
-  const err = await rejection(pool.trySubmit(method));
+  // A class method using a private field: its source alone is not valid outside the class.
+  class Counter { #n = 1; get() { return this.#n; } }
+  const err = await rejection(pool.trySubmit(new Counter().get));
   assert.ok(err instanceof TypeError);
   assert.match(err.message, /does not compile/);
   assert.equal(await pool.trySubmit(() => 'still fine'), 'still fine');

@@ -1,0 +1,167 @@
+// The soak: `tasks` tasks with mixed outcomes through a pool with a small queue, in a closed
+// loop that keeps the queue overfull (so trySubmit also meets QueueFullError). Runs the same
+// in Node and in Chromium (tests/soak/node.mjs, browser.mjs). It checks, and throws on the
+// first violation:
+// - every accepted task settles exactly once, with an outcome its kind allows, and a JS body
+//   runs at most once (never when its abort won while it was queued) — tracked in a pool view;
+// - the stats invariant and bounds hold at every checkpoint, and at the end the pool's
+//   counters equal this loop's own tallies;
+// - all `workers` workers are alive at every checkpoint (a latch only they can open);
+// - memoryBytes() stays flat after warm-up.
+//
+// Mix per 100 tasks: 55 return (JS), 5 return (Rust noop), 3 return (async JS), 15 throw,
+// 10 panic, 10 aborted right after submission, 2 time out (the body waits for cancellation);
+// every 1000th task traps its worker instead.
+
+const KINDS = [
+  ['return', 55], ['noop', 5], ['async', 3], ['throw', 15], ['panic', 10], ['abort', 10], ['timeout', 2],
+];
+const KIND_OF = KINDS.flatMap(([k, n]) => Array(n).fill(k));
+
+export function kindOf(i) {
+  return i % 1000 === 999 ? 'trap' : KIND_OF[(i * 37) % 100];
+}
+
+const bodies = {
+  return(ran, i) { Atomics.add(ran, i, 1); return i; },
+  async async(ran, i) { Atomics.add(ran, i, 1); await null; return -i; },
+  throw(ran, i) { Atomics.add(ran, i, 1); throw new TypeError(`t${i}`); },
+  abort(ran, i) { Atomics.add(ran, i, 1); return 'ran'; },
+  timeout(ran, i) { Atomics.add(ran, i, 1); while (!this.isCancelled()) { /* wait */ } return 'late'; },
+  // Opens only when `n` bodies are inside at once: proves `n` live workers.
+  latch(cells, n) {
+    Atomics.add(cells, 0, 1);
+    const t0 = Date.now();
+    while (Atomics.load(cells, 0) < n) if (Date.now() - t0 > 20000) throw new Error('latch: workers missing');
+    return true;
+  },
+};
+
+function fail(msg) {
+  throw new Error(`soak: ${msg}`);
+}
+
+export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFlight = 16, log = () => {} }) {
+  const { Pool, diagnostics, memoryBytes, PanicError, WorkerCrashedError, TimeoutError } = lib;
+  const pool = await Pool.create({ workers, queueCapacity });
+  const ran = pool.alloc(Int32Array, tasks);
+  const settled = new Uint8Array(tasks);
+  const tally = { accepted: 0, rejected: 0, completed: 0, failed: 0, panicked: 0, crashed: 0, cancelled: 0, timedOut: 0 };
+  const outcomes = {};
+  const count = (kind, outcome) => { outcomes[`${kind}:${outcome}`] = (outcomes[`${kind}:${outcome}`] ?? 0) + 1; };
+  const reason = new Error('soak abort');
+
+  function check(i, kind, ok, v) {
+    const r = Atomics.load(ran, i);
+    const bad = (what) => fail(`task ${i} (${kind}): ${what}; ok=${ok} value=${v?.stack ?? v} ran=${r}`);
+    if (ok) tally.completed++; else tally.failed++;
+    switch (kind) {
+      case 'return': if (!ok || v !== i || r !== 1) bad('should return i'); break;
+      case 'async': if (!ok || v !== -i || r !== 1) bad('should return -i'); break;
+      case 'noop': if (!ok || v !== undefined) bad('should return undefined'); break;
+      case 'throw': if (ok || !(v instanceof TypeError) || v.message !== `t${i}` || r !== 1) bad('should throw'); break;
+      case 'panic': if (ok || !(v instanceof PanicError)) bad('should panic'); tally.panicked++; break;
+      case 'trap': if (ok || !(v instanceof WorkerCrashedError)) bad('should crash'); tally.crashed++; break;
+      case 'abort':
+        // The abort raced the workers: either it won while the task was queued (the body
+        // never ran) or the body had started (cooperative cancellation: it finishes).
+        if (!ok && v === reason && r === 0) { tally.cancelled++; count(kind, 'cancelled'); }
+        else if (!ok && v === reason && r === 1) { tally.cancelled++; count(kind, 'cancelled-running'); }
+        else if (ok && v === 'ran' && r === 1) count(kind, 'ran');
+        else bad('should be aborted or run once');
+        break;
+      case 'timeout':
+        if (ok || !(v instanceof TimeoutError) || r > 1) bad('should time out');
+        tally.timedOut++; count(kind, r === 0 ? 'queued' : 'running');
+        break;
+      default: bad('unknown kind');
+    }
+  }
+
+  // Resolved at every settlement: what a refused trySubmit waits for before retrying.
+  let onSettle = [];
+  const nextSettlement = () => new Promise((r) => onSettle.push(r));
+
+  // `trySubmit` first. After a QueueFullError the task goes through `submit`, which waits for
+  // space — except an abort or timeout task: that one could be refused while it waits, never
+  // accepted, so it retries trySubmit after the next settlement instead.
+  function submit(i, wait) {
+    const kind = kindOf(i);
+    const how = wait ? 'submit' : 'trySubmit';
+    let p, controller = null;
+    switch (kind) {
+      case 'trap': p = pool[how](diagnostics.trap()); break;
+      case 'panic': p = pool[how](diagnostics.panic(`p${i}`)); break;
+      case 'noop': p = pool[how](diagnostics.noop()); break;
+      case 'timeout': p = pool[how](bodies.timeout, [ran, i], { timeout: 1 }); break;
+      case 'abort':
+        controller = new AbortController();
+        p = pool[how](bodies.abort, [ran, i], { signal: controller.signal });
+        break;
+      default: p = pool[how](bodies[kind], [ran, i]);
+    }
+    controller?.abort(reason);
+    return p.then(
+      (v) => ({ ok: true, v }),
+      (v) => ({ ok: false, v }),
+    ).then(({ ok, v }) => {
+      if (!ok && v?.code === 'QUEUE_FULL') {
+        if (wait) fail(`task ${i}: submit rejected with QueueFullError`);
+        tally.rejected++;
+        return false;
+      }
+      const woken = onSettle;
+      onSettle = [];
+      for (const r of woken) r();
+      if (settled[i]++ !== 0) fail(`task ${i} settled twice`);
+      tally.accepted++;
+      check(i, kind, ok, v);
+      return true;
+    });
+  }
+
+  async function checkpoint(label) {
+    const s = pool.stats();
+    if (s.accepted !== s.completed + s.failed + s.queued + s.running) fail(`${label}: invariant ${JSON.stringify(s)}`);
+    if (s.running > workers || s.queued > queueCapacity || s.workers !== workers) fail(`${label}: bounds ${JSON.stringify(s)}`);
+    if (pool.workers !== workers) fail(`${label}: pool.workers = ${pool.workers}`);
+    const cells = pool.alloc(Int32Array, 1);
+    const opened = await Promise.all(Array.from({ length: workers }, () => pool.submit(bodies.latch, [cells, workers])));
+    pool.free(cells);
+    if (!opened.every(Boolean)) fail(`${label}: latch`);
+    tally.accepted += workers; tally.completed += workers;
+  }
+
+  const t0 = performance.now();
+  let next = 0, memWarm = null;
+  const marks = 10;
+  for (let m = 1; m <= marks; m++) {
+    const end = Math.floor((tasks * m) / marks);
+    // Closed loop: `inFlight` submitters, each retrying its own task on QueueFullError.
+    const runner = async () => {
+      while (next < end) {
+        const i = next++;
+        if (await submit(i, false)) continue;
+        if (kindOf(i) === 'abort' || kindOf(i) === 'timeout') {
+          do await nextSettlement(); while (!(await submit(i, false)));
+        } else {
+          await submit(i, true);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: inFlight }, runner));
+    await checkpoint(`after ${end} tasks`);
+    if (m === 1) memWarm = memoryBytes();
+    log(`${end} tasks, ${Math.round(end / ((performance.now() - t0) / 1000))} tasks/s, memory ${memoryBytes()} bytes`);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  for (let i = 0; i < tasks; i++) if (settled[i] !== 1) fail(`task ${i} settled ${settled[i]} times`);
+  const s = pool.stats();
+  for (const k of Object.keys(tally)) if (s[k] !== tally[k]) fail(`stats.${k} = ${s[k]}, the loop counted ${tally[k]}`);
+  if (s.queued !== 0 || s.running !== 0) fail(`not quiet at the end: ${JSON.stringify(s)}`);
+  const memEnd = memoryBytes();
+  pool.free(ran);
+  await pool.shutdown();
+  if (memEnd !== memWarm) fail(`memory grew after warm-up: ${memWarm} → ${memEnd} bytes`);
+  return { tasks, seconds, tasksPerSecond: Math.round(tasks / seconds), stats: s, outcomes, memoryWarm: memWarm, memoryEnd: memEnd, lost: 0 };
+}
