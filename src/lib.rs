@@ -20,6 +20,8 @@
 pub mod image;
 pub mod ring;
 mod sync;
+#[cfg_attr(not(any(loom, target_arch = "wasm32")), allow(dead_code))]
+mod completion;
 
 #[cfg(not(loom))]
 mod cancel;
@@ -59,6 +61,9 @@ pub use task::{is_cancelled, TaskHandle};
 #[cfg(loom)]
 #[doc(hidden)]
 pub use dispatch::Dispatch;
+#[cfg(loom)]
+#[doc(hidden)]
+pub use {completion::Completions, sync::Futex};
 
 /// Drives a future to completion on the calling thread (native only; never on a browser main
 /// thread). Handy in tests and command-line tools.

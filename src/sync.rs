@@ -9,7 +9,7 @@
 //! The main thread only ever calls [`Futex::wake`], which is a plain `notify`.
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
+pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize};
 #[cfg(loom)]
 pub(crate) use loom::sync::{Arc, Mutex};
 #[cfg(loom)]
@@ -17,7 +17,7 @@ pub(crate) use loom::thread::yield_now as spin_hint;
 
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicU32, AtomicU64, AtomicUsize};
-#[cfg(all(not(loom), target_arch = "wasm32"))]
+#[cfg(not(loom))]
 pub(crate) use std::sync::atomic::AtomicPtr;
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Arc, Mutex};
@@ -56,7 +56,7 @@ impl<T> UnsafeCell<T> {
 /// value it last saw to [`Futex::wait`], which returns at once if the word differs. Together
 /// these rule out lost wake-ups without any lock on the waking side on wasm.
 #[derive(Debug)]
-pub(crate) struct Futex {
+pub struct Futex {
     word: AtomicU32,
     #[cfg(not(all(target_arch = "wasm32", not(loom))))]
     sleepers: Mutex<()>,
@@ -70,7 +70,7 @@ use loom::sync::Condvar;
 use std::sync::Condvar;
 
 impl Futex {
-    pub(crate) fn new(value: u32) -> Self {
+    pub fn new(value: u32) -> Self {
         Self {
             word: AtomicU32::new(value),
             #[cfg(not(all(target_arch = "wasm32", not(loom))))]
@@ -81,13 +81,13 @@ impl Futex {
     }
 
     #[inline]
-    pub(crate) fn load(&self) -> u32 {
+    pub fn load(&self) -> u32 {
         self.word.load(Ordering::SeqCst)
     }
 
     /// Changes the word (so that sleepers holding the old value will not sleep) and wakes up
     /// to `count` sleepers.
-    pub(crate) fn bump_and_wake(&self, count: u32) {
+    pub fn bump_and_wake(&self, count: u32) {
         self.word.fetch_add(1, Ordering::SeqCst);
         self.wake(count);
     }
@@ -100,7 +100,7 @@ impl Futex {
 
     /// Sleeps while the word equals `expected`. May return spuriously.
     /// Must not be called on a browser main thread.
-    pub(crate) fn wait(&self, expected: u32) {
+    pub fn wait(&self, expected: u32) {
         #[cfg(all(target_arch = "wasm32", not(loom)))]
         // SAFETY: the pointer is to a live, aligned atomic word of shared memory; wait32 only
         // reads it atomically. A negative timeout means "no timeout".

@@ -1,11 +1,12 @@
-//! loom models of the ring, admission vs close, and the worker sleep/wake protocol.
+//! loom models of the ring, admission vs close, the worker sleep/wake protocol, and the
+//! completion/doorbell handoff to the owner thread.
 //! Run: `RUSTFLAGS="--cfg loom" cargo test --release --test loom` (scripts/test-native.sh).
 #![cfg(loom)]
 
 use loom::sync::Arc;
 use loom::thread;
 use ringpool::ring::{PushError, Ring};
-use ringpool::Dispatch;
+use ringpool::{Completions, Dispatch, Futex};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     model_bounded(3, f)
@@ -134,5 +135,62 @@ fn accepted_equals_consumed_under_close() {
         d.close();
         let accepted = producer.join().unwrap();
         assert_eq!(worker.join().unwrap(), accepted);
+    });
+}
+
+/// The completion path: two workers settle a task each and ring only if they found the stack
+/// empty; the owner reads the bell, takes everything, and sleeps only while the bell still
+/// shows what it read (`Atomics.waitAsync` semantics). No completion may be stranded — a
+/// lost ring would leave the owner asleep forever, which loom reports as a deadlock.
+#[test]
+fn completions_are_never_stranded() {
+    model(|| {
+        let stack = Arc::new(Completions::new());
+        let bell = Arc::new(Futex::new(0));
+        let settlers: Vec<_> = (0..2u32)
+            .map(|v| {
+                let (stack, bell) = (stack.clone(), bell.clone());
+                thread::spawn(move || {
+                    if stack.push(v) {
+                        bell.bump_and_wake(1);
+                    }
+                })
+            })
+            .collect();
+        let mut got = Vec::new();
+        loop {
+            let seen = bell.load();
+            got.extend(stack.take_all());
+            if got.len() == 2 {
+                break;
+            }
+            bell.wait(seen);
+        }
+        for s in settlers {
+            s.join().unwrap();
+        }
+        got.sort();
+        assert_eq!(got, vec![0, 1]);
+    });
+}
+
+/// One settler's completions reach the owner in the order they were pushed, across takes
+/// that race the pushes.
+#[test]
+fn completions_keep_push_order() {
+    model(|| {
+        let stack = Arc::new(Completions::new());
+        let settler = {
+            let stack = stack.clone();
+            thread::spawn(move || {
+                for v in 1..=3u32 {
+                    stack.push(v);
+                }
+            })
+        };
+        let mut got = stack.take_all();
+        settler.join().unwrap();
+        got.extend(stack.take_all());
+        assert_eq!(got, vec![1, 2, 3]);
     });
 }

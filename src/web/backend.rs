@@ -12,7 +12,8 @@
 
 use crate::error::BuildError;
 use crate::pool::{Shared, TaskRef};
-use crate::sync::{Arc, AtomicPtr, AtomicU32, Futex, Ordering};
+use crate::completion::Completions;
+use crate::sync::{Arc, AtomicU32, Futex, Ordering};
 use std::cell::{Cell, RefCell};
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
@@ -88,15 +89,10 @@ pub enum Doorbell {
     Message,
 }
 
-struct Node {
-    next: *mut Node,
-    task: TaskRef,
-}
-
 /// Completions on their way to the owner thread.
 pub(crate) struct Delivery {
-    /// Top of a Treiber stack of `Node`s pushed by settling threads, taken whole by the owner.
-    head: AtomicPtr<Node>,
+    /// Settled tasks pushed by settling threads, taken whole by the owner.
+    head: Completions<TaskRef>,
     /// The doorbell word the owner watches (waitAsync mode).
     bell: Futex,
     /// `Doorbell::Message as u32` if workers post a message instead of notifying.
@@ -108,7 +104,7 @@ pub(crate) struct Delivery {
 impl Default for Delivery {
     fn default() -> Self {
         Delivery {
-            head: AtomicPtr::new(std::ptr::null_mut()),
+            head: Completions::new(),
             bell: Futex::new(0),
             message_mode: AtomicU32::new(0),
             owner: AtomicU32::new(thread_id()),
@@ -123,18 +119,7 @@ fn thread_id() -> u32 {
 }
 
 pub(crate) fn deliver(shared: &Shared, task: TaskRef) {
-    let d = &shared.delivery;
-    let node = Box::into_raw(Box::new(Node { next: std::ptr::null_mut(), task }));
-    let mut head = d.head.load(Ordering::Acquire);
-    loop {
-        // SAFETY: `node` is ours until the CAS publishes it.
-        unsafe { (*node).next = head };
-        match d.head.compare_exchange_weak(head, node, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => break,
-            Err(h) => head = h,
-        }
-    }
-    if head.is_null() {
+    if shared.delivery.head.push(task) {
         ring(shared);
     }
 }
@@ -178,16 +163,7 @@ pub(crate) fn all_workers_exited(shared: &Shared) {
 
 /// Takes every delivered completion, oldest first.
 fn take_completions(shared: &Shared) -> Vec<TaskRef> {
-    let mut p = shared.delivery.head.swap(std::ptr::null_mut(), Ordering::AcqRel);
-    let mut out = Vec::new();
-    while !p.is_null() {
-        // SAFETY: the swap made the whole list ours; every node came from `Box::into_raw`.
-        let node = unsafe { Box::from_raw(p) };
-        p = node.next;
-        out.push(node.task);
-    }
-    out.reverse();
-    out
+    shared.delivery.head.take_all()
 }
 
 pub(crate) type Deadline = f64;

@@ -1,0 +1,74 @@
+//! Completions on their way to the thread that owns the pool: an intrusive Treiber stack that
+//! settling threads push onto and the owner swaps out whole (the wasm back end's delivery
+//! path; see `src/README.md`, "Completion and doorbell").
+//!
+//! The doorbell rule lives with the callers: a push that finds the stack *empty* must ring
+//! (bump the bell word, then notify or post); the owner reads the bell, takes everything,
+//! and sleeps only while the bell still holds the value it read. A push that lands after the
+//! take finds the stack empty and rings again, so no completion is stranded — model-checked
+//! in `tests/loom.rs`.
+
+use crate::sync::{AtomicPtr, Ordering};
+
+struct Node<T> {
+    next: *mut Node<T>,
+    item: T,
+}
+
+/// A lock-free multi-producer stack whose single consumer takes everything at once.
+pub struct Completions<T> {
+    /// Top of the stack: a `Box`-allocated node list owned by the stack, or null.
+    head: AtomicPtr<Node<T>>,
+}
+
+// SAFETY: items move between threads through the stack; nodes are owned by exactly one side
+// at a time (the pusher until its CAS publishes the node, the stack after, the taker after
+// its swap).
+unsafe impl<T: Send> Send for Completions<T> {}
+unsafe impl<T: Send> Sync for Completions<T> {}
+
+impl<T> Default for Completions<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Completions<T> {
+    pub fn new() -> Self {
+        Completions { head: AtomicPtr::new(std::ptr::null_mut()) }
+    }
+
+    /// Pushes `item`. Returns `true` if the stack was empty: the caller must ring the doorbell.
+    pub fn push(&self, item: T) -> bool {
+        let node = Box::into_raw(Box::new(Node { next: std::ptr::null_mut(), item }));
+        let mut head = self.head.load(Ordering::Acquire);
+        loop {
+            // SAFETY: `node` is ours until the CAS publishes it.
+            unsafe { (*node).next = head };
+            match self.head.compare_exchange_weak(head, node, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return head.is_null(),
+                Err(h) => head = h,
+            }
+        }
+    }
+
+    /// Takes every item pushed so far, oldest first.
+    pub fn take_all(&self) -> Vec<T> {
+        let mut p = self.head.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        let mut out = Vec::new();
+        while !p.is_null() {
+            // SAFETY: the swap made the whole list ours; every node came from `Box::into_raw`.
+            let node = unsafe { Box::from_raw(p) };
+            p = node.next;
+            out.push(node.item);
+        }
+        out.reverse();
+        out
+    }
+}
+
+impl<T> Drop for Completions<T> {
+    fn drop(&mut self) {
+        drop(self.take_all());
+    }
+}
