@@ -2,6 +2,8 @@
 //! `try_push`, `pop` and `close` on rings of capacity 1..=8 (single-threaded; the
 //! concurrent interleavings are loom's job, `tests/loom.rs`).
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use proptest::prelude::*;
 use ringpool::ring::{PushError, Ring};
 use std::collections::VecDeque;
