@@ -178,11 +178,8 @@ pub(crate) struct Main {
     shared: Arc<Shared>,
     set: WorkerSet,
     me: std::rc::Weak<Main>,
-    /// Per worker: the current incarnation runs (spawned, not yet exited or crashed).
-    alive: RefCell<Vec<bool>>,
-    /// Per worker: the `__tls_base` and `__stack_alloc` its "ready" reported, freed by the
-    /// owner if it dies in a trap (a dead thread cannot free them itself).
-    thread_memory: RefCell<Vec<Option<(f64, f64)>>>,
+    /// What the owner knows of each worker, by index.
+    slots: RefCell<Vec<WorkerState>>,
     /// The function exports of the task module, as the first worker reported them.
     pub(crate) task_exports: RefCell<Option<Vec<String>>>,
     /// Crashes in a row with no task completed in between, and `completed` at the last one.
@@ -190,8 +187,6 @@ pub(crate) struct Main {
     completed_at_crash: Cell<u64>,
     /// Workers that said "ready" at least once (replacements included).
     pub(crate) ready: Cell<usize>,
-    /// Each worker's state: has it ever been ready.
-    was_ready: RefCell<Vec<bool>>,
     /// Called once every worker is ready, or with an error if one failed to start.
     pub(crate) on_ready: RefCell<Vec<Box<dyn FnOnce(Result<(), String>)>>>,
     pub(crate) start_error: RefCell<Option<String>>,
@@ -203,6 +198,18 @@ pub(crate) struct Main {
     on_drain: RefCell<Option<Box<dyn Fn()>>>,
     _on_event: Closure<dyn FnMut(String, i32, String)>,
     _drain: Closure<dyn FnMut() -> bool>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct WorkerState {
+    /// The current incarnation runs (spawned, not yet exited or crashed).
+    alive: bool,
+    /// Some incarnation at this index said "ready" (so a later death is a crash, not a
+    /// failed start).
+    was_ready: bool,
+    /// The `__tls_base` and `__stack_alloc` the current incarnation reported, freed by the
+    /// owner if it dies (a dead thread cannot free them itself).
+    thread_memory: Option<(f64, f64)>,
 }
 
 impl Backend {
@@ -248,13 +255,11 @@ impl Backend {
                 shared: shared.clone(),
                 set,
                 me: weak.clone(),
-                alive: RefCell::new(vec![false; shared.workers]),
-                thread_memory: RefCell::new(vec![None; shared.workers]),
+                slots: RefCell::new(vec![WorkerState::default(); shared.workers]),
                 task_exports: RefCell::new(None),
                 crash_streak: Cell::new(0),
                 completed_at_crash: Cell::new(0),
                 ready: Cell::new(0),
-                was_ready: RefCell::new(vec![false; shared.workers]),
                 on_ready: RefCell::new(Vec::new()),
                 start_error: RefCell::new(None),
                 replaced: Cell::new(0),
@@ -335,8 +340,10 @@ impl Main {
     fn spawn(&self, index: usize) {
         // The worker's `Arc::from_raw` takes over this count.
         std::mem::forget(self.shared.clone());
-        self.alive.borrow_mut()[index] = true;
-        self.thread_memory.borrow_mut()[index] = None;
+        let mut slots = self.slots.borrow_mut();
+        slots[index].alive = true;
+        slots[index].thread_memory = None;
+        drop(slots);
         self.set.spawn(index as u32);
     }
 
@@ -351,15 +358,16 @@ impl Main {
                 let mut lines = detail.split('\n');
                 let tls = lines.next().and_then(|l| l.parse::<f64>().ok());
                 let stack = lines.next().and_then(|l| l.parse::<f64>().ok());
-                if let (Some(tls), Some(stack)) = (tls, stack) {
-                    self.thread_memory.borrow_mut()[i] = Some((tls, stack));
-                }
+                let first = {
+                    let mut slots = self.slots.borrow_mut();
+                    slots[i].thread_memory = tls.zip(stack);
+                    !std::mem::replace(&mut slots[i].was_ready, true)
+                };
                 let mut exports = self.task_exports.borrow_mut();
                 if exports.is_none() {
                     *exports = Some(lines.map(str::to_owned).collect());
                 }
                 drop(exports);
-                let first = !std::mem::replace(&mut self.was_ready.borrow_mut()[i], true);
                 if first {
                     self.ready.set(self.ready.get() + 1);
                     if self.ready.get() == self.shared.workers {
@@ -368,7 +376,7 @@ impl Main {
                 }
             }
             "exited" => {
-                if !std::mem::replace(&mut self.alive.borrow_mut()[index as usize], false) {
+                if !std::mem::replace(&mut self.slots.borrow_mut()[index as usize].alive, false) {
                     return;
                 }
                 self.set.terminate(index as u32);
@@ -405,7 +413,7 @@ impl Main {
     /// what the dead thread held, and replace it, with a growing delay in a crash loop. A
     /// worker that never became ready fails `Pool.create` instead.
     fn worker_crashed(&self, index: usize, detail: String, dead: bool) {
-        if !std::mem::replace(&mut self.alive.borrow_mut()[index], false) {
+        if !std::mem::replace(&mut self.slots.borrow_mut()[index].alive, false) {
             return;
         }
         self.set.terminate(index as u32);
@@ -417,8 +425,7 @@ impl Main {
         if dead {
             self.free_dead_thread(index, task.as_ref());
         }
-        let was_ready = self.was_ready.borrow()[index];
-        if !was_ready {
+        if !self.slots.borrow()[index].was_ready {
             // It never started: the pool cannot reach its size.
             let msg = format!("worker {index} failed to start: {detail}");
             *self.start_error.borrow_mut() = Some(msg.clone());
@@ -462,7 +469,7 @@ impl Main {
             // keeps the count above zero across this.
             unsafe { Arc::decrement_strong_count(Arc::as_ptr(task)) };
         }
-        let Some((tls, stack)) = self.thread_memory.borrow_mut()[index].take() else { return };
+        let Some((tls, stack)) = self.slots.borrow_mut()[index].thread_memory.take() else { return };
         let exports = wasm_bindgen::exports();
         if let Ok(destroy) = js_sys::Reflect::get(&exports, &"__wbindgen_thread_destroy".into()) {
             if let Some(destroy) = destroy.dyn_ref::<js_sys::Function>() {

@@ -9,6 +9,7 @@
 use crate::value::{child_path, Budget, CodecError, TypedKind, Value, MAX_DEPTH};
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(inline_js = "
 // Everything here may meet hostile values (getters and proxies that throw, detached
@@ -36,7 +37,8 @@ export function setValues(s) { return Array.from(Set.prototype.values.call(s)); 
 export function dateTime(d) { return Date.prototype.getTime.call(d); }
 export function bufferBytes(b) { return new Uint8Array(b); }
 export function viewBytes(v) { return new Uint8Array(v.buffer, v.byteOffset, v.byteLength); }
-export function viewLength(v) { return v.length; }
+export function viewLength(v) { return v instanceof DataView ? v.byteLength : v.length; }
+export function argsArray(v) { return Array.isArray(v) ? Array.prototype.slice.call(v) : null; }
 export function newMap() { return new Map(); }
 export function newSet() { return new Set(); }
 export function mapSet(m, k, v) { m.set(k, v); }
@@ -83,6 +85,8 @@ extern "C" {
     fn view_bytes(v: &JsValue) -> Result<Uint8Array, JsValue>;
     #[wasm_bindgen(js_name = viewLength, catch)]
     fn view_length(v: &JsValue) -> Result<f64, JsValue>;
+    #[wasm_bindgen(js_name = argsArray, catch)]
+    fn args_array(v: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = newMap)]
     fn new_map() -> JsValue;
     #[wasm_bindgen(js_name = newSet)]
@@ -110,16 +114,11 @@ fn threw(path: &str, e: JsValue) -> CodecError {
     CodecError::Unsupported { path: path.to_owned(), what: format!("reading it threw ({})", describe_throw(&e)) }
 }
 
-/// A copy of `v` if it is an array (`None` if not): getters run once, inside a catch.
-pub(crate) fn array_copy(v: &JsValue) -> Result<Option<Array>, CodecError> {
-    if !v.is_object() {
-        return Ok(None);
-    }
-    match kind_of(v) {
-        Ok(k) if k == "array" => array_items(v).map(Some).map_err(|e| threw("args", e)),
-        Ok(_) => Ok(None),
-        Err(e) => Err(threw("args", e)),
-    }
+/// A copy of `args` if it is an array (`None` if not), made in one call on the admission
+/// path: getters run once, inside a catch.
+pub(crate) fn array_copy(args: &JsValue) -> Result<Option<Array>, CodecError> {
+    let copy = args_array(args).map_err(|e| threw("args", e))?;
+    Ok(if copy.is_null() { None } else { Some(copy.unchecked_into()) })
 }
 
 /// Reads `v` into a [`Value`]. `is_pool_view` says whether a typed array is a view of pool
@@ -216,8 +215,7 @@ fn read(
                 return Err(CodecError::Unsupported { path: p(), what: format!("a {name}") });
             };
             if let Some(offset) = is_pool_view(v) {
-                let len = if tk == TypedKind::DataView { view_bytes(v).map(|b| b.length() as f64) } else { view_length(v) };
-                Value::Shared(tk, offset, len.map_err(|e| threw(path, e))? as u32)
+                Value::Shared(tk, offset, view_length(v).map_err(|e| threw(path, e))? as u32)
             } else {
                 let bytes = view_bytes(v).map_err(|e| threw(path, e))?;
                 budget.charge(bytes.length() as usize, &p)?;
@@ -234,17 +232,10 @@ fn read(
             let mut fields = Vec::with_capacity(keys.length() as usize);
             for k in keys.iter() {
                 let key = k.as_string().unwrap_or_default();
+                budget.charge(key.len(), &p)?;
                 let child_path = child_path(path, &key);
-                let charged = budget.charge(key.len(), &p);
-                let child = charged.and_then(|()| property(v, &k).map_err(|e| threw(&child_path, e)));
-                let value = child.and_then(|child| read(&child, &child_path, depth + 1, budget, stack, is_pool_view));
-                match value {
-                    Ok(value) => fields.push((key, value)),
-                    Err(e) => {
-                        stack.pop();
-                        return Err(e);
-                    }
-                }
+                let child = property(v, &k).map_err(|e| threw(&child_path, e))?;
+                fields.push((key, read(&child, &child_path, depth + 1, budget, stack, is_pool_view)?));
             }
             stack.pop();
             Value::Object(fields)

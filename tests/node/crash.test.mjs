@@ -42,12 +42,14 @@ test('crashes do not grow memory: a dead worker\'s stack and TLS are freed', asy
     await rejection(pool.trySubmit(diagnostics.trap()));
     assert.equal(await pool.trySubmit((x) => x + 1, [1]), 2);
   };
-  for (let i = 0; i < 5; i++) await crashThenWork();
+  // Warm-up: the allocator settles within the first few crashes (a step was seen at crash 4
+  // on a loaded machine, none after crash 250 in 3,000).
+  for (let i = 0; i < 20; i++) await crashThenWork();
   const before = memoryBytes();
   // Each leaked stack would be 2 MiB: 40 crashes would add 80 MiB.
   for (let i = 0; i < 40; i++) await crashThenWork();
   assert.equal(memoryBytes(), before);
-  assert.equal(assertInvariant(pool).crashed, 45);
+  assert.equal(assertInvariant(pool).crashed, 60);
   await pool.shutdown();
 });
 
