@@ -6,6 +6,12 @@ mod codec;
 mod image;
 mod js;
 mod jsfn;
+#[cfg(feature = "stack-cache")]
+mod stack_cache;
+
+#[cfg(feature = "stack-cache")]
+#[global_allocator]
+static ALLOCATOR: stack_cache::StackCache = stack_cache::StackCache;
 
 pub use crate::value::Value;
 pub use backend::{Doorbell, WebConfig};

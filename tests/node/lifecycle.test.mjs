@@ -1,10 +1,11 @@
 // Pools under churn: a forced shutdown in the middle of a load settles every task exactly
 // once (done or PoolClosedError); 100 create/shutdown cycles with tasks in flight lose no
-// task. (Memory across cycles is not asserted yet: a shut-down pool's small allocations stay
-// until its JS wrapper is garbage-collected and can pin freed worker stacks; see issue 6.)
+// task and leaves memory within what wasm-bindgen keeps per worker thread (freed stacks are
+// reused whole: src/web/stack_cache.rs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Pool, PoolClosedError, diagnostics } from 'ringpool';
+import { Pool, PoolClosedError, diagnostics, memoryBytes } from 'ringpool';
+import { incarnationAllowance } from './memory-allowance.mjs';
 import { assertInvariant } from './helpers.mjs';
 
 test('shutdown({force: true}) during load: every task settles once, as done or PoolClosedError', async () => {
@@ -24,8 +25,10 @@ test('shutdown({force: true}) during load: every task settles once, as done or P
   assert.equal(s.queued + s.running, 0);
 });
 
-test('100 create/shutdown cycles with tasks in flight: nothing lost', async () => {
+test('100 create/shutdown cycles with tasks in flight: nothing lost, memory flat', async () => {
+  let before = 0;
   for (let cycle = 0; cycle < 100; cycle++) {
+    if (cycle === 10) before = memoryBytes();
     const pool = await Pool.create({ workers: 2, queueCapacity: 8 });
     // As many as the queue holds, so all are accepted (a waiting submit is refused at shutdown).
     const tasks = Array.from({ length: 8 }, (_, i) => pool.trySubmit((c, i) => c * 100 + i, [cycle, i]));
@@ -42,4 +45,7 @@ test('100 create/shutdown cycles with tasks in flight: nothing lost', async () =
       await stopping;
     }
   }
+  // 90 cycles × 2 workers; a stack per cycle (the failure this guards) would be 180 MiB.
+  const grown = memoryBytes() - before;
+  assert.ok(grown <= incarnationAllowance(180), `90 cycles grew memory by ${grown} bytes`);
 });
