@@ -47,8 +47,8 @@ test('crashes do not grow memory: a dead worker\'s stack and TLS are freed', asy
   // on a loaded machine, none after crash 250 in 3,000).
   for (let i = 0; i < 20; i++) await crashThenWork();
   const before = memoryBytes();
-  // Each leaked stack would be 2 MiB: 40 crashes would add 80 MiB. What may remain is
-  // wasm-bindgen's per-thread slab (memory-allowance.mjs).
+  // Each leaked stack would be 2 MiB: 40 crashes would add 80 MiB. What may remain is the
+  // dead threads' thread-local heap (memory-allowance.mjs).
   for (let i = 0; i < 40; i++) await crashThenWork();
   const grown = memoryBytes() - before;
   assert.ok(grown <= incarnationAllowance(40), `40 crashes grew memory by ${grown} bytes`);

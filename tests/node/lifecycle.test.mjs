@@ -1,6 +1,6 @@
 // Pools under churn: a forced shutdown in the middle of a load settles every task exactly
 // once (done or PoolClosedError); 100 create/shutdown cycles with tasks in flight lose no
-// task and leaves memory within what wasm-bindgen keeps per worker thread (freed stacks are
+// task and leaves memory within what ended threads' thread-locals keep (freed stacks are
 // reused whole: src/web/stack_cache.rs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -7,8 +7,8 @@
 // - the stats invariant and bounds hold at every checkpoint, and at the end the pool's
 //   counters equal this loop's own tallies;
 // - all `workers` workers are alive at every checkpoint (a latch only they can open);
-// - memoryBytes() stays flat after warm-up, but for wasm-bindgen's 512-byte slab per crashed
-//   worker (tests/node/memory-allowance.mjs).
+// - memoryBytes() stays flat after warm-up, but for the thread-local heap a crashed worker
+//   cannot free (≤ 2 KiB each, tests/node/memory-allowance.mjs).
 //
 // Mix per 100 tasks: 55 return (JS), 5 return (Rust noop), 3 return (async JS), 15 throw,
 // 10 panic, 10 aborted right after submission, 2 time out (the body waits for cancellation);
@@ -165,7 +165,7 @@ export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFligh
   const memEnd = memoryBytes();
   pool.free(ran);
   await pool.shutdown();
-  // Crashed workers after warm-up may each leave wasm-bindgen's thread slab; nothing more.
+  // Crashed workers after warm-up may each leave their thread-locals' heap; nothing more.
   const allowed = incarnationAllowance(s.crashed - crashedWarm);
   if (memEnd - memWarm > allowed) fail(`memory grew after warm-up: ${memWarm} → ${memEnd} bytes (allowed ${allowed})`);
   return { tasks, seconds, tasksPerSecond: Math.round(tasks / seconds), stats: s, outcomes, memoryWarm: memWarm, memoryEnd: memEnd, lost: 0 };
