@@ -53,5 +53,5 @@ function build(outDir, features) {
   console.log(`built ${merged.name}@${merged.version} (features: ${features}) in ${outDir}/`);
 }
 
-build('pkg', 'image,stack-cache');
-if (demo) build('www/wasm', 'demo-rayon,stack-cache');
+build('pkg', 'image,worker-alloc');
+if (demo) build('www/wasm', 'demo-rayon,worker-alloc');

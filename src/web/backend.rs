@@ -470,6 +470,11 @@ impl Main {
             unsafe { Arc::decrement_strong_count(Arc::as_ptr(task)) };
         }
         let Some((tls, stack)) = self.slots.borrow_mut()[index].thread_memory.take() else { return };
+        // SAFETY: the thread is dead and its TLS block not yet freed (that happens below).
+        #[cfg(feature = "worker-alloc")]
+        unsafe {
+            super::worker_alloc::free_slab(tls as usize)
+        };
         let exports = wasm_bindgen::exports();
         if let Ok(destroy) = js_sys::Reflect::get(&exports, &"__wbindgen_thread_destroy".into()) {
             if let Some(destroy) = destroy.dyn_ref::<js_sys::Function>() {
@@ -516,6 +521,30 @@ std::thread_local! {
     static WORKER_SHARED: RefCell<Option<Arc<Shared>>> = const { RefCell::new(None) };
     /// The task this worker suspended on, until `worker.js` resumes it.
     static WORKER_SUSPENDED: RefCell<Option<TaskRef>> = const { RefCell::new(None) };
+}
+
+/// Called by `worker.js` once, right after `initSync`, with this thread's TLS block and stack.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = ringpool_worker_start, skip_typescript)]
+pub fn worker_start(tls_base: u32, stack_alloc: u32) {
+    #[cfg(feature = "worker-alloc")]
+    super::worker_alloc::learn_slab(tls_base as usize, stack_alloc as usize);
+    #[cfg(not(feature = "worker-alloc"))]
+    let _ = (tls_base, stack_alloc);
+}
+
+/// Called by `worker.js` as the last Rust call of a worker that exits cleanly, before
+/// `__wbindgen_thread_destroy`: frees what its thread-locals keep.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = ringpool_worker_release, skip_typescript)]
+pub fn worker_release(tls_base: u32) {
+    // SAFETY: the worker makes no externref after this call (it destroys its thread next).
+    #[cfg(feature = "worker-alloc")]
+    unsafe {
+        super::worker_alloc::free_slab(tls_base as usize)
+    };
+    #[cfg(not(feature = "worker-alloc"))]
+    let _ = tls_base;
 }
 
 /// Entry of every worker thread; called by `worker.js` after `initSync`, and again after each

@@ -6,12 +6,12 @@ mod codec;
 mod image;
 mod js;
 mod jsfn;
-#[cfg(feature = "stack-cache")]
-mod stack_cache;
+#[cfg(feature = "worker-alloc")]
+pub(crate) mod worker_alloc;
 
-#[cfg(feature = "stack-cache")]
+#[cfg(feature = "worker-alloc")]
 #[global_allocator]
-static ALLOCATOR: stack_cache::StackCache = stack_cache::StackCache;
+static ALLOCATOR: worker_alloc::WorkerAlloc = worker_alloc::WorkerAlloc;
 
 pub use crate::value::Value;
 pub use backend::{Doorbell, WebConfig};

@@ -157,6 +157,8 @@ async function runWorker(data, postToMain, close) {
     // The entry script's own copy of the glue when it has one (a bundled worker chunk).
     const glue = globalThis.__ringpoolGlue ?? await import(/* @vite-ignore */ data.glueUrl);
     wasm = glue.initSync({ module: data.module, memory: data.memory });
+    // Raw exports (numbers only), before this thread makes any externref.
+    wasm.ringpool_worker_start(wasm.__tls_base.value, wasm.__stack_alloc.value);
     // This thread's TLS block and stack: the owner frees them if the worker dies in a trap.
     postToMain({ type: 'ready', index: data.index,
       detail: [wasm.__tls_base.value, wasm.__stack_alloc.value, ...exportNames].join('\n') });
@@ -176,6 +178,7 @@ async function runWorker(data, postToMain, close) {
     close();
     return;
   }
+  wasm.ringpool_worker_release(wasm.__tls_base.value);
   wasm.__wbindgen_thread_destroy();
   postToMain({ type: 'exited', index: data.index });
   close();

@@ -1,0 +1,207 @@
+//! A global allocator for worker threads: it keeps freed worker stacks for the next worker,
+//! and it finds the one heap block a worker's thread-locals keep, so that it can be freed
+//! when the worker ends.
+//!
+//! ## Stacks
+//!
+//! wasm-bindgen gives every thread a 2 MiB stack from the general heap and frees it when the
+//! thread ends (or when the owner frees a crashed worker's). Back in the heap, a freed stack is
+//! soon split by small allocations made before the next worker asks for its stack (promises,
+//! tasks, a pool's state kept alive until its JS wrapper is collected), so that worker's stack
+//! comes from fresh memory and the shared memory grows by a stack per pool cycle or crash on a
+//! busy machine. Here blocks of exactly that size and alignment skip the heap: a freed one
+//! waits in a small array of slots and the next request takes it whole.
+//!
+//! ## The externref slab
+//!
+//! No thread on wasm runs its thread-local destructors, and wasm-bindgen keeps one heap block
+//! in a thread-local for good: the slab of free externref table slots (`HEAP_SLAB` in
+//! wasm-bindgen's `externref.rs`, a `Vec<usize>` of 128 words at first, grown when more values
+//! are live). Every ended worker used to leave it behind (512 bytes or more). Its place in the
+//! TLS block is private to wasm-bindgen but the same in every thread, so the first worker
+//! learns it ([`learn_slab`]): while it makes its first externref it records the block it
+//! allocates (by the address of a local, which lies on its own stack), then finds the words of
+//! its TLS block that hold that address and its capacity. When a worker ends, its own exit
+//! or the owner (for a worker that died in a trap) reads the slab's current address and
+//! capacity from the thread's TLS block and frees it ([`free_slab`]). If the search is not
+//! conclusive (another wasm-bindgen layout), nothing is learnt and the slab stays as before.
+//!
+//! Enabled by the `worker-alloc` feature (the npm package's build). A Rust application that
+//! picks its own global allocator leaves it off.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use wasm_bindgen::JsValue;
+
+/// wasm-bindgen's default thread stack: its size and alignment.
+const STACK_BYTES: usize = 2 << 20;
+const STACK_ALIGN: usize = 16;
+/// Stacks kept at most (more workers than this across live pools free the rest normally).
+const KEPT: usize = 32;
+
+/// Each slot is 0 or the address of a kept stack block (allocated by `System` with the stack
+/// layout). `swap` and `compare_exchange` hand a block to exactly one thread.
+static SLOTS: [AtomicUsize; KEPT] = [const { AtomicUsize::new(0) }; KEPT];
+
+pub struct WorkerAlloc;
+
+fn is_stack(layout: Layout) -> bool {
+    layout.size() == STACK_BYTES && layout.align() == STACK_ALIGN
+}
+
+// SAFETY: every block handed out was allocated by `System` with the same layout the caller
+// asked for (kept blocks all have the stack layout and are only given for that layout); a
+// block is in at most one slot or owned by one caller at a time.
+unsafe impl GlobalAlloc for WorkerAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if is_stack(layout) {
+            for slot in &SLOTS {
+                let p = slot.swap(0, Ordering::AcqRel);
+                if p != 0 {
+                    return p as *mut u8;
+                }
+            }
+        }
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc(layout) };
+        record(p, layout);
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if is_stack(layout) {
+            // SAFETY: as `alloc`; the block is then fully zeroed.
+            let p = unsafe { self.alloc(layout) };
+            if !p.is_null() {
+                unsafe { p.write_bytes(0, STACK_BYTES) };
+            }
+            return p;
+        }
+        // SAFETY: forwarded with the caller's layout.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        record(p, layout);
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if is_stack(layout) {
+            for slot in &SLOTS {
+                if slot.compare_exchange(0, ptr as usize, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                    return;
+                }
+            }
+        }
+        // SAFETY: `ptr` came from `System` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if is_stack(layout) || (new_size == STACK_BYTES && layout.align() == STACK_ALIGN) {
+            // Through alloc/dealloc so kept blocks stay exactly stack-sized.
+            // SAFETY: the new layout is valid (same alignment, size checked by the caller).
+            let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+            let new = unsafe { self.alloc(new_layout) };
+            if !new.is_null() {
+                unsafe {
+                    std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+                    self.dealloc(ptr, layout);
+                }
+            }
+            return new;
+        }
+        // SAFETY: neither side is a stack block: plain `System` memory.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+// ---- the externref slab --------------------------------------------------------------------
+
+/// `__stack_alloc` of the thread in [`learn_slab`]'s window, or 0. One thread at a time.
+static RECORDER: AtomicUsize = AtomicUsize::new(0);
+/// The first block that thread allocated in the window: address and size (0 = none yet).
+static RECORDED: [AtomicUsize; 2] = [const { AtomicUsize::new(0) }; 2];
+/// Offsets in the TLS block of the slab's pointer and capacity words, plus one (0 = unknown).
+static SLAB_PTR: AtomicUsize = AtomicUsize::new(0);
+static SLAB_CAP: AtomicUsize = AtomicUsize::new(0);
+const WORD: usize = std::mem::size_of::<usize>();
+/// How far past a TLS block's base the slab is looked for (blocks are a few hundred bytes).
+const SEARCH: usize = 16 << 10;
+
+fn record(p: *mut u8, layout: Layout) {
+    let recorder = RECORDER.load(Ordering::Relaxed);
+    if recorder == 0 || p.is_null() {
+        return;
+    }
+    // A local's address lies on the calling thread's stack: only the recorder's allocations
+    // fall in its stack block.
+    let here = std::ptr::addr_of!(recorder) as usize;
+    if (recorder..recorder + STACK_BYTES).contains(&here) && RECORDED[0].load(Ordering::Relaxed) == 0 {
+        RECORDED[1].store(layout.size(), Ordering::Relaxed);
+        RECORDED[0].store(p as usize, Ordering::Relaxed);
+    }
+}
+
+/// Learns where the slab lives in a TLS block, once per module, on a worker thread that has
+/// not made an externref yet (`worker.js` calls it right after `initSync`). Spins while
+/// another worker is in its window (a few microseconds; never on the page's thread).
+pub(crate) fn learn_slab(tls_base: usize, stack_alloc: usize) {
+    if SLAB_PTR.load(Ordering::Acquire) != 0 || stack_alloc == 0 {
+        return;
+    }
+    while RECORDER.compare_exchange(0, stack_alloc, Ordering::Acquire, Ordering::Relaxed).is_err() {
+        std::hint::spin_loop();
+    }
+    if SLAB_PTR.load(Ordering::Acquire) == 0 {
+        RECORDED[0].store(0, Ordering::Relaxed);
+        // The thread's first externref: the slab takes its first block.
+        drop(std::hint::black_box(JsValue::from_f64(0.5)));
+        let (addr, size) = (RECORDED[0].load(Ordering::Relaxed), RECORDED[1].load(Ordering::Relaxed));
+        if addr != 0 && size % WORD == 0 {
+            // The TLS block's size is not exported (wasm-bindgen deletes `__tls_size`), so
+            // the search runs upward from its base and takes the first word holding `addr`:
+            // the block was just initialised and holds no other copy of a fresh address, and
+            // the slab's own word comes before anything past the block's end.
+            // SAFETY: reads of linear memory from this thread's live TLS block upward, within
+            // `SEARCH` bytes (all of it addressable: the heap lies past the block).
+            let word = |i: usize| unsafe { *((tls_base + i * WORD) as *const usize) };
+            if let Some(p) = (0..SEARCH / WORD).find(|&i| word(i) == addr) {
+                let near = p.saturating_sub(2)..p + 3;
+                if let Some(c) = only(near, |i| i != p && word(i) == size / WORD) {
+                    SLAB_CAP.store(c * WORD + 1, Ordering::Relaxed);
+                    SLAB_PTR.store(p * WORD + 1, Ordering::Release);
+                }
+            }
+        }
+    }
+    RECORDER.store(0, Ordering::Release);
+}
+
+/// The one index in `range` that satisfies `f`, if exactly one does.
+fn only(range: std::ops::Range<usize>, f: impl Fn(usize) -> bool) -> Option<usize> {
+    let mut found = range.filter(|&i| f(i));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// Frees the slab of the thread whose TLS block is at `tls_base`, if it has one. The thread
+/// must be gone or about to end without running Rust again (the caller then frees its TLS).
+///
+/// # Safety
+/// `tls_base` is the TLS block of a thread that will make no more externrefs, not yet freed.
+pub(crate) unsafe fn free_slab(tls_base: usize) {
+    let (p, c) = (SLAB_PTR.load(Ordering::Acquire), SLAB_CAP.load(Ordering::Relaxed));
+    if p == 0 || tls_base == 0 {
+        return;
+    }
+    // SAFETY: learnt offsets inside a live TLS block of this module.
+    let (ptr, cap) = unsafe { (*((tls_base + p - 1) as *const usize), *((tls_base + c - 1) as *const usize)) };
+    if cap == 0 || cap > (1 << 24) || ptr == 0 || ptr % WORD != 0 {
+        return; // this thread never made an externref
+    }
+    // SAFETY: the slab's `Vec<usize>` owns `cap` words at `ptr` from the global allocator; its
+    // thread will not touch it again. Zeroing the capacity makes a second call a no-op.
+    unsafe {
+        std::alloc::dealloc(ptr as *mut u8, Layout::from_size_align_unchecked(cap * WORD, WORD));
+        *((tls_base + c - 1) as *mut usize) = 0;
+    }
+}
