@@ -117,6 +117,21 @@ function tileTask(filter, params, p, y0, y1) {
   }
 }
 
+// Tiles in round-robin order over `workers` bands of the image (band 0's first tile, band
+// 1's first tile, …, band 0's second tile, …). Workers take tiles in submission order, so
+// each one tends to walk down one band: a tile's halo rows (radius above and below) are then
+// the rows its worker just read, still in that core's cache, as in rayon's split of the range.
+function tileOrder(height, tileRows, workers) {
+  const tiles = Math.ceil(height / tileRows), per = Math.ceil(tiles / workers), out = [];
+  for (let k = 0; k < per; k++) {
+    for (let b = 0; b < workers; b++) {
+      const t = b * per + k;
+      if (t < tiles && (b + 1) * per > t) out.push(t * tileRows);
+    }
+  }
+  return out;
+}
+
 async function runFilter({ filter, mode, workers, tileRows, queue, params }) {
   if (!MODES.includes(mode)) throw new RangeError(`mode must be one of ${MODES.join(', ')}, got ${mode}`);
   if (!FILTERS.includes(filter)) throw new RangeError(`filter must be one of ${FILTERS.join(', ')}, got ${filter}`);
@@ -133,7 +148,7 @@ async function runFilter({ filter, mode, workers, tileRows, queue, params }) {
     const t1 = clock(); // pool creation is not part of the run
     trace.start = t1;
     const done = [];
-    for (let y0 = 0; y0 < p.height; y0 += tileRows) {
+    for (const y0 of tileOrder(p.height, tileRows, workers)) {
       const y1 = Math.min(p.height, y0 + tileRows);
       const tile = pl.trySubmit(tileTask(filter, params, p, y0, y1)).catch((e) => {
         if (!(e instanceof lib.QueueFullError)) throw e;
