@@ -470,12 +470,10 @@ impl Main {
             unsafe { Arc::decrement_strong_count(Arc::as_ptr(task)) };
         }
         let Some((tls, stack)) = self.slots.borrow_mut()[index].thread_memory.take() else { return };
-        // SAFETY: the thread is dead and its TLS block and stack not yet freed (that happens
-        // below): its slab and heap cache go first.
+        // SAFETY: the thread is dead and its TLS block not yet freed (that happens below).
         #[cfg(feature = "worker-alloc")]
         unsafe {
-            super::worker_alloc::free_slab(tls as usize);
-            super::heap::unregister(stack as usize);
+            super::worker_alloc::free_slab(tls as usize)
         };
         let exports = wasm_bindgen::exports();
         if let Ok(destroy) = js_sys::Reflect::get(&exports, &"__wbindgen_thread_destroy".into()) {
@@ -530,10 +528,7 @@ std::thread_local! {
 #[wasm_bindgen(js_name = ringpool_worker_start, skip_typescript)]
 pub fn worker_start(tls_base: u32, stack_alloc: u32) {
     #[cfg(feature = "worker-alloc")]
-    {
-        super::heap::register(stack_alloc as usize);
-        super::worker_alloc::learn_slab(tls_base as usize, stack_alloc as usize);
-    }
+    super::worker_alloc::learn_slab(tls_base as usize, stack_alloc as usize);
     #[cfg(not(feature = "worker-alloc"))]
     let _ = (tls_base, stack_alloc);
 }
@@ -542,16 +537,14 @@ pub fn worker_start(tls_base: u32, stack_alloc: u32) {
 /// `__wbindgen_thread_destroy`: frees what its thread-locals keep.
 #[doc(hidden)]
 #[wasm_bindgen(js_name = ringpool_worker_release, skip_typescript)]
-pub fn worker_release(tls_base: u32, stack_alloc: u32) {
-    // SAFETY: the worker makes no externref and runs no Rust after this call (it destroys
-    // its thread next), so its slab and its heap cache are free to go.
+pub fn worker_release(tls_base: u32) {
+    // SAFETY: the worker makes no externref after this call (it destroys its thread next).
     #[cfg(feature = "worker-alloc")]
     unsafe {
-        super::worker_alloc::free_slab(tls_base as usize);
-        super::heap::unregister(stack_alloc as usize);
+        super::worker_alloc::free_slab(tls_base as usize)
     };
     #[cfg(not(feature = "worker-alloc"))]
-    let _ = (tls_base, stack_alloc);
+    let _ = tls_base;
 }
 
 /// Entry of every worker thread; called by `worker.js` after `initSync`, and again after each

@@ -7,8 +7,6 @@ mod image;
 mod js;
 mod jsfn;
 #[cfg(feature = "worker-alloc")]
-mod heap;
-#[cfg(feature = "worker-alloc")]
 pub(crate) mod worker_alloc;
 
 #[cfg(feature = "worker-alloc")]

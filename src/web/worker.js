@@ -178,7 +178,7 @@ async function runWorker(data, postToMain, close) {
     close();
     return;
   }
-  wasm.ringpool_worker_release(wasm.__tls_base.value, wasm.__stack_alloc.value);
+  wasm.ringpool_worker_release(wasm.__tls_base.value);
   wasm.__wbindgen_thread_destroy();
   postToMain({ type: 'exited', index: data.index });
   close();

@@ -29,8 +29,7 @@
 //! Enabled by the `worker-alloc` feature (the npm package's build). A Rust application that
 //! picks its own global allocator leaves it off.
 
-use super::heap;
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use wasm_bindgen::JsValue;
 
@@ -40,7 +39,7 @@ const STACK_ALIGN: usize = 16;
 /// Stacks kept at most (more workers than this across live pools free the rest normally).
 const KEPT: usize = 32;
 
-/// Each slot is 0 or the address of a kept stack block (allocated from the heap with the stack
+/// Each slot is 0 or the address of a kept stack block (allocated by `System` with the stack
 /// layout). `swap` and `compare_exchange` hand a block to exactly one thread.
 static SLOTS: [AtomicUsize; KEPT] = [const { AtomicUsize::new(0) }; KEPT];
 
@@ -50,7 +49,7 @@ fn is_stack(layout: Layout) -> bool {
     layout.size() == STACK_BYTES && layout.align() == STACK_ALIGN
 }
 
-// SAFETY: every block handed out was allocated by `heap` with the same layout the caller
+// SAFETY: every block handed out was allocated by `System` with the same layout the caller
 // asked for (kept blocks all have the stack layout and are only given for that layout); a
 // block is in at most one slot or owned by one caller at a time.
 unsafe impl GlobalAlloc for WorkerAlloc {
@@ -64,7 +63,7 @@ unsafe impl GlobalAlloc for WorkerAlloc {
             }
         }
         // SAFETY: forwarded with the caller's layout.
-        let p = unsafe { heap::alloc(layout) };
+        let p = unsafe { System.alloc(layout) };
         record(p, layout);
         p
     }
@@ -79,12 +78,8 @@ unsafe impl GlobalAlloc for WorkerAlloc {
             return p;
         }
         // SAFETY: forwarded with the caller's layout.
-        let p = unsafe { heap::alloc(layout) };
+        let p = unsafe { System.alloc_zeroed(layout) };
         record(p, layout);
-        if !p.is_null() {
-            // SAFETY: `p` is a fresh block of `layout.size()` bytes.
-            unsafe { p.write_bytes(0, layout.size()) };
-        }
         p
     }
 
@@ -96,8 +91,8 @@ unsafe impl GlobalAlloc for WorkerAlloc {
                 }
             }
         }
-        // SAFETY: `ptr` came from `heap` with this layout.
-        unsafe { heap::dealloc(ptr, layout) }
+        // SAFETY: `ptr` came from `System` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
@@ -114,8 +109,8 @@ unsafe impl GlobalAlloc for WorkerAlloc {
             }
             return new;
         }
-        // SAFETY: neither side is a stack block: plain `heap` memory.
-        unsafe { heap::realloc(ptr, layout, new_size) }
+        // SAFETY: neither side is a stack block: plain `System` memory.
+        unsafe { System.realloc(ptr, layout, new_size) }
     }
 }
 
