@@ -142,14 +142,17 @@ fn record(p: *mut u8, layout: Layout) {
 }
 
 /// Learns where the slab lives in a TLS block, once per module, on a worker thread that has
-/// not made an externref yet (`worker.js` calls it right after `initSync`). Spins while
-/// another worker is in its window (a few microseconds; never on the page's thread).
+/// not made an externref yet (`worker.js` calls it right after `initSync`).
 pub(crate) fn learn_slab(tls_base: usize, stack_alloc: usize) {
     if SLAB_PTR.load(Ordering::Acquire) != 0 || stack_alloc == 0 {
         return;
     }
-    while RECORDER.compare_exchange(0, stack_alloc, Ordering::Acquire, Ordering::Relaxed).is_err() {
-        std::hint::spin_loop();
+    // One learner at a time, and nobody waits for it: a worker that finds another one in its
+    // window skips learning (the other, or a later worker, learns). Were a learner terminated
+    // inside its window, learning would stop for good (the slab leaks as before); no worker
+    // ever spins on it.
+    if RECORDER.compare_exchange(0, stack_alloc, Ordering::Acquire, Ordering::Relaxed).is_err() {
+        return;
     }
     if SLAB_PTR.load(Ordering::Acquire) == 0 {
         RECORDED[0].store(0, Ordering::Relaxed);
