@@ -165,9 +165,12 @@ pub(crate) fn learn_slab(tls_base: usize, stack_alloc: usize) {
             // the block was just initialised and holds no other copy of a fresh address, and
             // the slab's own word comes before anything past the block's end.
             // SAFETY: reads of linear memory from this thread's live TLS block upward, within
-            // `SEARCH` bytes (all of it addressable: the heap lies past the block).
+            // `SEARCH` bytes and below the end of memory.
             let word = |i: usize| unsafe { *((tls_base + i * WORD) as *const usize) };
-            if let Some(p) = (0..SEARCH / WORD).find(|&i| word(i) == addr) {
+            // Never past the end of memory (a block near the top would otherwise trap).
+            let end = core::arch::wasm32::memory_size(0) * 65536;
+            let words = SEARCH.min(end.saturating_sub(tls_base)) / WORD;
+            if let Some(p) = (0..words.saturating_sub(2)).find(|&i| word(i) == addr) {
                 let near = p.saturating_sub(2)..p + 3;
                 if let Some(c) = only(near, |i| i != p && word(i) == size / WORD) {
                     SLAB_CAP.store(c * WORD + 1, Ordering::Relaxed);
