@@ -126,7 +126,7 @@ function tileOrder(height, tileRows, workers) {
   for (let k = 0; k < per; k++) {
     for (let b = 0; b < workers; b++) {
       const t = b * per + k;
-      if (t < tiles && (b + 1) * per > t) out.push(t * tileRows);
+      if (t < tiles) out.push(t * tileRows);
     }
   }
   return out;

@@ -471,10 +471,7 @@ impl Main {
         }
         let Some((tls, stack)) = self.slots.borrow_mut()[index].thread_memory.take() else { return };
         // SAFETY: the thread is dead and its TLS block not yet freed (that happens below).
-        #[cfg(feature = "worker-alloc")]
-        unsafe {
-            super::worker_alloc::free_slab(tls as usize)
-        };
+        unsafe { free_thread_locals(tls as usize) };
         let exports = wasm_bindgen::exports();
         if let Ok(destroy) = js_sys::Reflect::get(&exports, &"__wbindgen_thread_destroy".into()) {
             if let Some(destroy) = destroy.dyn_ref::<js_sys::Function>() {
@@ -539,12 +536,23 @@ pub fn worker_start(tls_base: u32, stack_alloc: u32) {
 #[wasm_bindgen(js_name = ringpool_worker_release, skip_typescript)]
 pub fn worker_release(tls_base: u32) {
     // SAFETY: the worker makes no externref after this call (it destroys its thread next).
+    unsafe { free_thread_locals(tls_base as usize) };
+}
+
+/// Frees the heap that the thread-locals of the thread whose TLS block is at `tls` keep
+/// (wasm-bindgen's externref slab), which no thread on wasm frees by itself. Only the npm
+/// build's allocator knows where it is; without it this does nothing.
+///
+/// # Safety
+/// That thread makes no more externrefs, and its TLS block is not yet freed.
+unsafe fn free_thread_locals(tls: usize) {
     #[cfg(feature = "worker-alloc")]
+    // SAFETY: the caller's contract is `free_slab`'s.
     unsafe {
-        super::worker_alloc::free_slab(tls_base as usize)
+        super::worker_alloc::free_slab(tls)
     };
     #[cfg(not(feature = "worker-alloc"))]
-    let _ = tls_base;
+    let _ = tls;
 }
 
 /// Entry of every worker thread; called by `worker.js` after `initSync`, and again after each
