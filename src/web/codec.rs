@@ -250,9 +250,8 @@ fn read(
     })
 }
 
-/// Builds the JS value for `v`. `memory` is this thread's view of the shared wasm memory,
-/// used for pool-memory views.
-pub(crate) fn to_js(v: &Value, memory: &JsValue) -> JsValue {
+/// Builds the JS value for `v`.
+pub(crate) fn to_js(v: &Value) -> JsValue {
     match v {
         Value::Undefined => JsValue::UNDEFINED,
         Value::Null => JsValue::NULL,
@@ -260,25 +259,25 @@ pub(crate) fn to_js(v: &Value, memory: &JsValue) -> JsValue {
         Value::Number(n) => (*n).into(),
         Value::BigInt(s) => bigint_from(s),
         Value::String(s) => s.into(),
-        Value::Array(items) => items.iter().map(|i| to_js(i, memory)).collect::<Array>().into(),
+        Value::Array(items) => items.iter().map(|i| to_js(i)).collect::<Array>().into(),
         Value::Object(fields) => {
             let o: JsValue = Object::new().into();
             for (k, val) in fields {
-                define_value(&o, k, &to_js(val, memory));
+                define_value(&o, k, &to_js(val));
             }
             o
         }
         Value::Map(pairs) => {
             let m = new_map();
             for (k, val) in pairs {
-                map_set(&m, &to_js(k, memory), &to_js(val, memory));
+                map_set(&m, &to_js(k), &to_js(val));
             }
             m
         }
         Value::Set(items) => {
             let s = new_set();
             for i in items {
-                set_add(&s, &to_js(i, memory));
+                set_add(&s, &to_js(i));
             }
             s
         }
@@ -295,7 +294,7 @@ pub(crate) fn to_js(v: &Value, memory: &JsValue) -> JsValue {
             make_view(kind.name(), &buf, 0, len as u32)
         }
         Value::Shared(kind, offset, len) => {
-            let buffer = Reflect::get(memory, &"buffer".into()).unwrap_or(JsValue::UNDEFINED);
+            let buffer = Reflect::get(&wasm_bindgen::memory(), &"buffer".into()).unwrap_or(JsValue::UNDEFINED);
             make_view(kind.name(), &buffer, *offset, *len)
         }
         Value::Error { name, message, stack } => error_of(name, message, stack),

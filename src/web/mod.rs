@@ -85,6 +85,51 @@ pub(crate) fn pool_view_offset(v: &JsValue) -> Option<u32> {
     (off >= 0.0).then_some(off as u32)
 }
 
+#[wasm_bindgen(module = "/src/web/promises.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = taskPromise)]
+    fn task_promise(id: f64) -> Promise;
+    #[wasm_bindgen(js_name = settleTaskPromise)]
+    fn settle_task_promise(id: f64, ok: bool, value: &JsValue);
+    #[wasm_bindgen(js_name = forgetTaskPromise)]
+    fn forget_task_promise(id: f64);
+}
+
+/// A promise made on this thread whose resolvers wait in the JS table under `id`. Dropped
+/// unsettled (its task was freed without delivery), it takes its table entry along; the
+/// promise then never settles, as before when the resolvers were dropped.
+struct PendingPromise {
+    id: f64,
+    settled: bool,
+}
+
+impl PendingPromise {
+    fn new() -> Self {
+        std::thread_local!(static NEXT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) });
+        PendingPromise { id: NEXT.with(|n| n.replace(n.get() + 1.0)), settled: false }
+    }
+
+    fn promise(&self) -> Promise {
+        task_promise(self.id)
+    }
+
+    fn settle(mut self, r: Result<JsValue, JsValue>) {
+        self.settled = true;
+        match r {
+            Ok(v) => settle_task_promise(self.id, true, &v),
+            Err(e) => settle_task_promise(self.id, false, &e),
+        }
+    }
+}
+
+impl Drop for PendingPromise {
+    fn drop(&mut self) {
+        if !self.settled {
+            forget_task_promise(self.id);
+        }
+    }
+}
+
 pub(crate) fn js_error(kind: &str, message: &str) -> JsValue {
     make_error(kind, message, None)
 }
@@ -98,32 +143,31 @@ impl<T: Send + 'static> TaskHandle<T> {
     }
 
     /// A `Promise` whose outcome is `settle(result)`: `Ok` fulfils, `Err` rejects.
+    ///
+    /// The promise's resolvers stay in a JS-side table under a number (see `promises.js`):
+    /// Rust holds no `Function` handles, so a task costs no externref slots and no closure
+    /// crossing into Rust to make its promise.
     pub(crate) fn into_promise_map(
         self,
         settle: impl FnOnce(Result<T, TaskError>) -> Result<JsValue, JsValue> + 'static,
     ) -> Promise {
-        let mut state = Some((self.task, settle));
-        let mut state = AssertUnwindSafe(&mut state);
-        Promise::new(&mut move |resolve, reject| {
-            let state = &mut state;
-            let (task, settle) = state.0.take().expect("the executor runs once");
-            let finish = {
-                let task = task.clone();
-                move || {
-                    if let Some(r) = task.take_result() {
-                        match settle(r) {
-                            Ok(v) => drop(resolve.call1(&JsValue::UNDEFINED, &v)),
-                            Err(e) => drop(reject.call1(&JsValue::UNDEFINED, &e)),
-                        }
-                    }
-                }
+        let task = self.task;
+        if task_is_done(&*task) {
+            return match task.take_result().map(settle) {
+                Some(Ok(v)) => Promise::resolve(&v),
+                Some(Err(e)) => Promise::reject(&e),
+                None => Promise::new(&mut |_, _| {}),
             };
-            if task_is_done(&*task) {
-                finish();
-            } else {
-                task.header().on_main.set(Some(Box::new(finish)));
+        }
+        let pending = PendingPromise::new();
+        let promise = pending.promise();
+        let t = task.clone();
+        task.header().on_main.set(Some(Box::new(move || {
+            if let Some(r) = t.take_result() {
+                pending.settle(settle(r));
             }
-        })
+        })));
+        promise
     }
 
     /// [`into_promise_with`](Self::into_promise_with) for values that convert into `JsValue`.

@@ -1,0 +1,117 @@
+// Worker side of JS-function and task-module tasks (see jsfn.rs): the per-worker cache of
+// compiled task functions, the task context (`this`), and `runTask`, the one call per task.
+import { taskExport } from './worker.js';
+
+export function compileTask(source) {
+  let f;
+  try {
+    f = new Function('return (' + source + '\n)')();
+  } catch (e) {
+    // A method of an object literal (`{ resize(img) { … } }.resize`) has method source.
+    if (!(e instanceof SyntaxError)) throw e;
+    try { f = Object.values(new Function('return ({' + source + '\n})')())[0]; } catch { throw e; }
+  }
+  if (typeof f !== 'function') throw new TypeError('the task source is not a function');
+  return f;
+}
+// Compiled task functions of this worker, by submission source id and by source text. They
+// live in the worker's JS heap, so a worker that dies in a trap takes them along (a Rust
+// thread-local cache would leak its heap memory with the dead thread).
+const byId = new Map(), bySource = new Map();
+export function compileCached(id, source) {
+  let f = bySource.get(source);
+  if (f === undefined) {
+    f = compileTask(source);
+    if (bySource.size >= 256) bySource.clear();
+    bySource.set(source, f);
+  }
+  if (byId.size >= 1024) byId.clear();
+  byId.set(id, f);
+  return f;
+}
+// `this` of a task function: `signal` aborts when the task is settled by someone else
+// (cancellation, timeout, force) while it awaits; `isCancelled()` reads the task's state word
+// in shared memory (1 while running), so it works inside a synchronous loop too. A class, not
+// closures: one small object per task, and the same few functions for the JIT in every worker.
+let cells = null; // Int32Array over the shared memory; remade when a state word lies beyond it
+let watchContext, finishContext;
+class TaskContext {
+  #idx; #live = true; #cancelled = false; #watching = false; #controller = null;
+  constructor(idx) { this.#idx = idx; }
+  isCancelled() {
+    if (this.#live && !this.#cancelled && Atomics.load(cells, this.#idx) !== 1) this.#cancelled = true;
+    return this.#cancelled;
+  }
+  // Made on first use: most tasks never look at it.
+  get signal() {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.isCancelled()) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+  #watch() {
+    this.#watching = true;
+    if (!this.#live) return;
+    if (this.isCancelled()) { this.#controller?.abort(); return; }
+    const r = Atomics.waitAsync(cells, this.#idx, 1);
+    if (r.async) r.value.then(() => this.#watch()); else this.#watch();
+  }
+  #finish() {
+    this.isCancelled();
+    this.#live = false;
+    if (this.#watching) Atomics.notify(cells, this.#idx);
+  }
+  static {
+    watchContext = (c) => c.#watch();
+    finishContext = (c) => c.#finish();
+  }
+}
+Object.defineProperty(TaskContext, 'name', { value: 'TaskContext' });
+Object.freeze(TaskContext.prototype);
+
+// What the last `runTask` did: 0 returned, 1 threw, 2 returned a thenable (the worker then
+// awaits it), 3 the function is not compiled in this worker yet, 4 `cells` must be remade.
+let outcome = 0;
+let suspended = null;
+export function lastOutcome() { return outcome; }
+export function setTaskMemory(memory) { cells = new Int32Array(memory.buffer); }
+// Reading `then` can throw (a revoked proxy): then it is not a thenable, and the codec
+// refuses the value with a TypeError.
+function isThenable(v) {
+  try { return v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function'; } catch { return false; }
+}
+// One call per task: look up the compiled function (`id`) or the export (`name`), call it with
+// its context and up to two arguments (`rest`: an array of all of them when there are more).
+export function runTask(id, name, addr, n, a0, a1, rest) {
+  const f = name === undefined ? byId.get(id) : taskExport(name);
+  if (typeof f !== 'function') { outcome = 3; return undefined; }
+  const idx = addr >>> 2;
+  if (cells === null || idx >= cells.length) { outcome = 4; return undefined; }
+  const ctx = new TaskContext(idx);
+  let r;
+  try {
+    r = n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest);
+  } catch (e) {
+    finishContext(ctx);
+    outcome = 1;
+    return e;
+  }
+  if (isThenable(r)) {
+    watchContext(ctx);
+    suspended = ctx;
+    outcome = 2;
+  } else {
+    finishContext(ctx);
+    outcome = 0;
+  }
+  return r;
+}
+export function finishSuspended() {
+  if (suspended !== null) { finishContext(suspended); suspended = null; }
+}
+export function functionSource(f) {
+  const src = Function.prototype.toString.call(f);
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(src)) return null;
+  return src;
+}
