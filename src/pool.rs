@@ -381,7 +381,7 @@ impl WorkerPool {
     /// submitter saw.
     pub(crate) fn offer<F, T>(&self, f: F, options: TaskOptions, count_full: bool) -> Result<TaskHandle<T>, SubmitError<F>>
     where
-        F: FnOnce() -> T + Send + 'static,
+        F: crate::task::Body<T>,
         T: Send + 'static,
     {
         let c = &self.shared.counters;

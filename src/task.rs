@@ -157,6 +157,19 @@ pub(crate) trait Output<T>: Runnable {
     fn take_result(&self) -> Option<Result<T, TaskError>>;
 }
 
+/// What a task runs: any `FnOnce() -> T + Send` closure, or a named type, so that a refused
+/// submission hands back data its submitter can keep (the JS layer's bodies, which then also
+/// live inline in the task instead of in a second allocation).
+pub(crate) trait Body<T>: Send + 'static {
+    fn run(self) -> T;
+}
+
+impl<T, F: FnOnce() -> T + Send + 'static> Body<T> for F {
+    fn run(self) -> T {
+        self()
+    }
+}
+
 pub(crate) struct Task<F, T> {
     header: Header,
     /// Taken by the worker that wins `QUEUED → RUNNING`.
@@ -173,7 +186,7 @@ unsafe impl<F: Send, T: Send> Send for Task<F, T> {}
 
 impl<F, T> Task<F, T>
 where
-    F: FnOnce() -> T + Send + 'static,
+    F: Body<T>,
     T: Send + 'static,
 {
     pub(crate) fn new(body: F) -> Arc<Self> {
@@ -197,7 +210,7 @@ where
 
 impl<F, T> Runnable for Task<F, T>
 where
-    F: FnOnce() -> T + Send + 'static,
+    F: Body<T>,
     T: Send + 'static,
 {
     fn header(&self) -> &Header {
@@ -214,7 +227,7 @@ where
         let result = CURRENT.with(|c| {
             let prev = c.replace(&self.header as *const Header);
             BODY_SIGNAL.with(|s| s.set(0));
-            let r = crate::panic::catch(move || body());
+            let r = crate::panic::catch(move || body.run());
             c.set(prev);
             r
         });
@@ -256,7 +269,7 @@ where
 
 impl<F, T> Output<T> for Task<F, T>
 where
-    F: FnOnce() -> T + Send + 'static,
+    F: Body<T>,
     T: Send + 'static,
 {
     fn poll_result(&self, cx: &mut Context<'_>) -> Poll<Result<T, TaskError>> {

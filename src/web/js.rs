@@ -53,13 +53,50 @@ extern "C" {
     fn set_timeout(callback: &JsValue, ms: f64) -> JsValue;
 }
 
-type Body = Box<dyn FnOnce() -> JsOutcome + Send>;
+type RustBody = Box<dyn FnOnce() -> JsOutcome + Send>;
+
+/// What a submission from JS runs. Held inline in its task (no second allocation), and with
+/// up to two arguments inline too: a no-op task then frees nothing on the worker, whose
+/// frees would contend with the owner's allocations for the one heap lock.
+enum Body {
+    /// A JS function, by source.
+    Source(Source, Args),
+    /// An export of the pool's task module.
+    Named(String, Args),
+    /// A `Task` made by Rust.
+    Rust(RustBody),
+}
+
+impl crate::task::Body<JsOutcome> for Body {
+    fn run(self) -> JsOutcome {
+        match self {
+            Body::Source(source, args) => jsfn::run(source.id, &source.text, args.as_slice()),
+            Body::Named(name, args) => jsfn::run_named(&name, args.as_slice()),
+            Body::Rust(f) => f(),
+        }
+    }
+}
+
+/// A task's arguments; two or fewer need no allocation.
+enum Args {
+    Few(usize, [Value; 2]),
+    Many(Vec<Value>),
+}
+
+impl Args {
+    fn as_slice(&self) -> &[Value] {
+        match self {
+            Args::Few(n, values) => &values[..*n],
+            Args::Many(values) => values,
+        }
+    }
+}
 
 /// A task made by Rust (`diagnostics.*`, `image.*`, or your own crate) for `pool.trySubmit`.
 /// Submitting it consumes it.
 #[wasm_bindgen]
 pub struct Task {
-    body: Option<Body>,
+    body: Option<RustBody>,
 }
 
 impl Task {
@@ -223,9 +260,9 @@ fn source_of(f: &JsValue) -> Result<Source, JsValue> {
 }
 
 /// Reads the arguments of a JS task (function or named export) into values that cross.
-fn read_args(args: &JsValue) -> Result<Vec<Value>, JsValue> {
+fn read_args(args: &JsValue) -> Result<Args, JsValue> {
     if args.is_undefined() {
-        return Ok(Vec::new());
+        return Ok(Args::Few(0, [Value::Undefined, Value::Undefined]));
     }
     let arr = match super::codec::array_copy(args) {
         Ok(Some(arr)) => arr,
@@ -233,14 +270,20 @@ fn read_args(args: &JsValue) -> Result<Vec<Value>, JsValue> {
         Err(e) => return Err(js_error("TYPE", &e.to_string())),
     };
     let mut budget = Budget::default();
-    let mut out = Vec::with_capacity(arr.length() as usize);
+    let n = arr.length() as usize;
+    let mut few = [Value::Undefined, Value::Undefined];
+    let mut many = Vec::new();
     for (i, a) in arr.iter().enumerate() {
         let path = ARG_PATHS.get(i).map_or_else(|| format!("args[{i}]").into(), |p| std::borrow::Cow::Borrowed(*p));
         let v = from_js(&a, &path, &mut budget, &pool_view_offset)
             .map_err(|e| js_error(if e.is_type_error() { "TYPE" } else { "RANGE" }, &e.to_string()))?;
-        out.push(v);
+        if n <= 2 {
+            few[i] = v;
+        } else {
+            many.push(v);
+        }
     }
-    Ok(out)
+    Ok(if n <= 2 { Args::Few(n, few) } else { Args::Many(many) })
 }
 
 /// Checks `task`, `args` and `options`; any problem is a `TypeError`/`RangeError`.
@@ -269,8 +312,7 @@ fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: JsValue) -> Res
 
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
-        let args = read_args(&args)?;
-        Box::new(move || jsfn::run(source.id, &source.text, &args))
+        Body::Source(source, read_args(&args)?)
     } else if let Some(name) = task.as_string() {
         let exports = inner.pool.backend.main().task_exports.borrow();
         let Some(exports) = exports.as_ref().filter(|_| inner.task_module) else {
@@ -280,12 +322,11 @@ fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: JsValue) -> Res
             let list = if exports.is_empty() { "none".to_owned() } else { exports.join(", ") };
             return Err(js_error("TYPE", &format!("the task module has no function export named {name:?} (its function exports: {list})")));
         }
-        let args = read_args(&args)?;
-        Box::new(move || jsfn::run_named(&name, &args))
+        Body::Named(name, read_args(&args)?)
     } else {
         match Task::try_from_js_value(task) {
             Ok(mut t) => match t.body.take() {
-                Some(b) => b,
+                Some(b) => Body::Rust(b),
                 None => return Err(js_error("TYPE", "task was already submitted (a Task runs once)")),
             },
             Err(other) => {
