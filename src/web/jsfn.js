@@ -36,9 +36,11 @@ export function compileCached(id, source) {
 let cells = null; // Int32Array over the shared memory; remade when a state word lies beyond it
 let watchContext, finishContext;
 class TaskContext {
-  #idx; #live = true; #cancelled = false; #watching = false; #controller = null;
+  #idx; #live = true; #cancelled = false; #watching = false; #controller = null; #isCancelled = null;
   constructor(idx) { this.#idx = idx; }
-  isCancelled() {
+  // A function made on first use that works detached too (`const { isCancelled } = this`).
+  get isCancelled() { return this.#isCancelled ??= () => this.#check(); }
+  #check() {
     if (this.#live && !this.#cancelled && Atomics.load(cells, this.#idx) !== 1) this.#cancelled = true;
     return this.#cancelled;
   }
@@ -46,19 +48,19 @@ class TaskContext {
   get signal() {
     if (this.#controller === null) {
       this.#controller = new AbortController();
-      if (this.isCancelled()) this.#controller.abort();
+      if (this.#check()) this.#controller.abort();
     }
     return this.#controller.signal;
   }
   #watch() {
     this.#watching = true;
     if (!this.#live) return;
-    if (this.isCancelled()) { this.#controller?.abort(); return; }
+    if (this.#check()) { this.#controller?.abort(); return; }
     const r = Atomics.waitAsync(cells, this.#idx, 1);
     if (r.async) r.value.then(() => this.#watch()); else this.#watch();
   }
   #finish() {
-    this.isCancelled();
+    this.#check();
     this.#live = false;
     if (this.#watching) Atomics.notify(cells, this.#idx);
   }

@@ -99,6 +99,22 @@ test('a running synchronous task sees this.isCancelled() turn true on timeout', 
   await pool.shutdown();
 });
 
+test('isCancelled works detached from this (destructured), and the context is a TaskContext', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
+  const { p, flags } = await startedTask(pool, function (f) {
+    Atomics.store(f, 0, 1); Atomics.notify(f, 0);
+    const { isCancelled } = this;
+    let polls = 0;
+    while (!isCancelled()) polls++;
+    Atomics.store(f, 1, polls > 0 && this.isCancelled() && this.constructor.name === 'TaskContext' ? 1 : 2);
+    return 'late result';
+  }, { timeout: 30 });
+  assert.ok((await rejection(p)) instanceof TimeoutError);
+  assert.equal(await pool.trySubmit((f) => Atomics.load(f, 1), [flags]), 1);
+  assert.equal(await pool.trySubmit(function () { return this.isCancelled === this.isCancelled && !this.isCancelled(); }), true);
+  await pool.shutdown();
+});
+
 test('a task that finishes normally never sees cancellation', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
   const ac = new AbortController();
