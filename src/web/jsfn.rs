@@ -9,16 +9,16 @@
 
 use super::codec::{error_of, from_js, to_js};
 use crate::value::{Budget, CodecError, Value};
-use js_sys::{Array, Function};
+use js_sys::Array;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/web/jsfn.js")]
 extern "C" {
     #[wasm_bindgen(js_name = compileCached, catch)]
-    fn compile_cached(id: f64, source: &str) -> Result<Function, JsValue>;
+    fn compile_cached(id: f64, source: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = runTask)]
-    fn run_task(id: f64, name: Option<String>, addr: u32, n: u32, a0: &JsValue, a1: &JsValue, rest: &JsValue) -> JsValue;
+    fn run_task(id: f64, name: Option<&str>, addr: u32, n: u32, a0: &JsValue, a1: &JsValue, rest: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = lastOutcome)]
     fn last_outcome() -> u32;
     #[wasm_bindgen(js_name = setTaskMemory)]
@@ -127,11 +127,11 @@ fn call(id: f64, name: Option<&str>, args: &[Value]) -> Option<JsOutcome> {
         [a, b] => (to_js(a), to_js(b), JsValue::UNDEFINED),
         _ => (JsValue::UNDEFINED, JsValue::UNDEFINED, args.iter().map(to_js).collect::<Array>().into()),
     };
-    let mut result = run_task(id, name.map(str::to_owned), addr, args.len() as u32, &a0, &a1, &rest);
+    let mut result = run_task(id, name, addr, args.len() as u32, &a0, &a1, &rest);
     let mut outcome = last_outcome();
     if outcome == 4 {
         set_task_memory(&wasm_bindgen::memory());
-        result = run_task(id, name.map(str::to_owned), addr, args.len() as u32, &a0, &a1, &rest);
+        result = run_task(id, name, addr, args.len() as u32, &a0, &a1, &rest);
         outcome = last_outcome();
     }
     Some(match outcome {
