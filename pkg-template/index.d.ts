@@ -42,6 +42,10 @@ export interface TaskContext {
 
 export type TaskLike<A extends unknown[], R> = ((this: TaskContext, ...args: A) => R | Promise<R>) | Task<R>;
 
+/** One `submitAll` item: a task, or a task and its arguments. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type BatchItem<R> = TaskLike<any[], R> | readonly [TaskLike<any[], R>, unknown[]?];
+
 export interface PoolStats {
   workers: number; queueCapacity: number; queued: number; running: number;
   accepted: number; rejected: number; completed: number; failed: number;
@@ -66,6 +70,12 @@ export declare class Pool {
   trySubmit<A extends unknown[], R>(task: TaskLike<A, R>, args?: A, options?: SubmitOptions): Promise<Awaited<R>>;
   /** Like `trySubmit`, but waits (in order) for queue space instead of refusing. */
   submit<A extends unknown[], R>(task: TaskLike<A, R>, args?: A, options?: SubmitOptions): Promise<Awaited<R>>;
+  /**
+   * Submits every item in order, waiting for space like `submit`. Resolves with the results in
+   * item order; rejects with the first rejection. One bad item refuses the whole call. The
+   * items wake this thread once (when the last settles or one fails), not once each.
+   */
+  submitAll<R>(items: readonly BatchItem<R>[], options?: SubmitOptions): Promise<Awaited<R>[]>;
   /** A typed array in pool memory: crosses to tasks by reference (zero copy). */
   alloc<C extends PoolArrayConstructor>(ctor: C, length: number): InstanceType<C>;
   /** Returns an `alloc` view; it must not be used afterwards. */
@@ -107,8 +117,8 @@ export declare const diagnostics: {
 /** RGBA pixels in pool memory (`pool.alloc(Uint8Array, width * height * 4)`). */
 export type Pixels = Uint8Array | Uint8ClampedArray;
 
-/** What an `image.*` task resolves with: the worker that ran it and when (ms on `performance.timeOrigin + performance.now()`). */
-export interface TileReport { worker: number; start: number; end: number; }
+/** What an `image.*` task resolves with: its worker, start and end (ms on `performance.timeOrigin + performance.now()`), and how many tasks waited in the queue as it started. */
+export interface TileReport { worker: number; start: number; end: number; queued: number; }
 
 /**
  * Rust image kernels, one row band `[y0, y1)` per task. Views must come from `pool.alloc`;

@@ -7,8 +7,15 @@
 //! and sleeps only while the bell still holds the value it read. A push that lands after the
 //! take finds the stack empty and rings again, so no completion is stranded — model-checked
 //! in `tests/loom.rs`.
+//!
+//! A *quiet* push ([`Completions::push_quiet`], for members of a `submitAll` batch that are
+//! not its last) never rings: it raises `unrung` before it publishes its node, and the next
+//! loud push that finds the stack non-empty takes the flag and rings in its place. Whoever
+//! pushes on top of a quiet node therefore sees the flag (the head CAS that reads the node
+//! synchronises with the CAS that published it), so a loud push is never left without a
+//! ring; quiet items wait at most until the next loud push (model-checked too).
 
-use crate::sync::{AtomicPtr, Ordering};
+use crate::sync::{AtomicBool, AtomicPtr, Ordering};
 
 struct Node<T> {
     next: *mut Node<T>,
@@ -19,6 +26,9 @@ struct Node<T> {
 pub struct Completions<T> {
     /// Top of the stack: a `Box`-allocated node list owned by the stack, or null.
     head: AtomicPtr<Node<T>>,
+    /// Raised by every quiet push before it publishes its node; the next loud push that
+    /// finds the stack non-empty lowers it and rings. May be stale (an extra ring, no harm).
+    unrung: AtomicBool,
 }
 
 // SAFETY: items move between threads through the stack; nodes are owned by exactly one side
@@ -35,11 +45,23 @@ impl<T> Default for Completions<T> {
 
 impl<T> Completions<T> {
     pub fn new() -> Self {
-        Completions { head: AtomicPtr::new(std::ptr::null_mut()) }
+        Completions { head: AtomicPtr::new(std::ptr::null_mut()), unrung: AtomicBool::new(false) }
     }
 
-    /// Pushes `item`. Returns `true` if the stack was empty: the caller must ring the doorbell.
+    /// Pushes `item`. Returns `true` if the caller must ring the doorbell: the stack was
+    /// empty, or it holds quiet items nobody has rung for.
     pub fn push(&self, item: T) -> bool {
+        self.publish(item) || self.unrung.swap(false, Ordering::SeqCst)
+    }
+
+    /// Pushes `item` without ringing: it reaches the owner with the next ring.
+    pub fn push_quiet(&self, item: T) {
+        self.unrung.store(true, Ordering::SeqCst);
+        self.publish(item);
+    }
+
+    /// Links `item` on top; `true` if the stack was empty.
+    fn publish(&self, item: T) -> bool {
         let node = Box::into_raw(Box::new(Node { next: std::ptr::null_mut(), item }));
         let mut head = self.head.load(Ordering::Acquire);
         loop {

@@ -231,32 +231,51 @@ fn to_u8(v: f32) -> u8 {
 /// then a horizontal pass; no intermediate image, so bands need no halo exchange.
 fn blur(img: &Img<'_>, band: &mut [u8], y0: usize, y1: usize, radius: usize, sharpen: Option<f32>) {
     let w = gaussian_weights(radius);
-    let mut scratch = Scratch {
-        acc: vec![0f32; img.stride],
-        padded: vec![0f32; (img.width + 2 * radius) * 4],
-        rows: Vec::with_capacity(w.len()),
-    };
+    let (mut acc, mut padded) = (AlignedF32::zeroed(img.stride), AlignedF32::zeroed((img.width + 2 * radius) * 4));
+    let mut scratch = Scratch { acc: acc.as_mut(), padded: padded.as_mut(), rows: Vec::with_capacity(w.len()) };
     for y in y0..y1 {
         let out = &mut band[(y - y0) * img.stride..(y - y0 + 1) * img.stride];
         blur_row(img, &w, radius, sharpen, y, &mut scratch, out);
     }
 }
 
-struct Scratch<'a> {
-    acc: Vec<f32>,
-    padded: Vec<f32>,
+/// A zeroed `f32` buffer whose first element sits on a 64-byte boundary. The allocator only
+/// promises 8-byte alignment on wasm32, and where a scratch row happens to start decides
+/// whether the SIMD loads of every tap straddle cache lines: measured, a few percent of the
+/// blur's time, differing from run to run and from thread to thread.
+struct AlignedF32 {
+    buf: Vec<f32>,
+    start: usize,
+    len: usize,
+}
+
+impl AlignedF32 {
+    fn zeroed(len: usize) -> Self {
+        let buf = vec![0f32; len + 16];
+        let start = buf.as_ptr().align_offset(64).min(16);
+        AlignedF32 { buf, start, len }
+    }
+
+    fn as_mut(&mut self) -> &mut [f32] {
+        &mut self.buf[self.start..self.start + self.len]
+    }
+}
+
+struct Scratch<'a, 'b> {
+    acc: &'b mut [f32],
+    padded: &'b mut [f32],
     rows: Vec<&'a [u8]>,
 }
 
 /// One output row. Not inlined: wasm engines tier a function up between calls, not during
 /// one, so a single call over a whole image would otherwise run in baseline code throughout.
 #[inline(never)]
-fn blur_row<'a>(img: &Img<'a>, w: &[f32], radius: usize, sharpen: Option<f32>, y: usize, s: &mut Scratch<'a>, out: &mut [u8]) {
+fn blur_row<'a>(img: &Img<'a>, w: &[f32], radius: usize, sharpen: Option<f32>, y: usize, s: &mut Scratch<'a, '_>, out: &mut [u8]) {
     let n = img.stride;
     s.rows.clear();
     s.rows.extend((0..w.len()).map(|k| img.row(y as isize + k as isize - radius as isize)));
-    vertical(&s.rows, w, &mut s.acc);
-    let (acc, padded) = (&mut s.acc, &mut s.padded);
+    vertical(&s.rows, w, s.acc);
+    let (acc, padded) = (&mut *s.acc, &mut *s.padded);
     for i in 0..radius {
         padded[i * 4..i * 4 + 4].copy_from_slice(&acc[..4]);
         let r = (radius + img.width + i) * 4;

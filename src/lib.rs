@@ -24,6 +24,9 @@ mod sync;
 mod completion;
 
 #[cfg(not(loom))]
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+mod batch;
+#[cfg(not(loom))]
 mod cancel;
 mod dispatch;
 #[cfg(not(loom))]

@@ -15,7 +15,9 @@ pub(crate) struct Delivery;
 /// The wasm back end times tasks to pick its doorbell; nothing to do natively.
 pub(crate) fn task_started() {}
 
-pub(crate) fn deliver(_shared: &Shared, task: TaskRef) {
+/// Natively a completion wakes its handle's waker directly (`submitAll` batches and their
+/// quiet completions are a wasm doorbell matter).
+pub(crate) fn deliver(_shared: &Shared, task: TaskRef, _fulfilled: bool) {
     task.header().deliver();
 }
 

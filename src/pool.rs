@@ -167,7 +167,7 @@ impl Shared {
         if kind != Settled::Completed {
             c.failed.fetch_add(1, Ordering::SeqCst);
         }
-        backend::deliver(self, task);
+        backend::deliver(self, task, kind == Settled::Completed);
     }
 
     /// Settles `task` with `err` if nobody has yet (cancel, timeout, crash, force).
@@ -373,13 +373,19 @@ impl WorkerPool {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.offer(f, options, true)
+        self.offer(f, options, true, None)
     }
 
     /// `try_submit_with`; `count_full: false` for a caller that will wait for space and
     /// offer again (JS `submit`), so that `stats().rejected` counts only refusals the
-    /// submitter saw.
-    pub(crate) fn offer<F, T>(&self, f: F, options: TaskOptions, count_full: bool) -> Result<TaskHandle<T>, SubmitError<F>>
+    /// submitter saw. `batch`: the `submitAll` call the task belongs to.
+    pub(crate) fn offer<F, T>(
+        &self,
+        f: F,
+        options: TaskOptions,
+        count_full: bool,
+        batch: Option<&Arc<crate::batch::Batch>>,
+    ) -> Result<TaskHandle<T>, SubmitError<F>>
     where
         F: crate::task::Body<T>,
         T: Send + 'static,
@@ -389,7 +395,7 @@ impl WorkerPool {
             c.rejected.fetch_add(1, Ordering::SeqCst);
             return Err(SubmitError::Cancelled(f));
         }
-        let task = Task::new(f);
+        let task = Task::new(f, batch.cloned());
         let erased: TaskRef = task.clone();
         if let Err(e) = self.shared.dispatch.try_push(erased) {
             let closed = matches!(e, PushError::Closed(_));

@@ -72,7 +72,10 @@ impl Backoff {
         self.0 = (self.0 + 1).min(Self::SPIN_LIMIT + 1);
     }
 
-    #[inline]
+    /// Out of line: the uncontended paths never get here, and keeping `yield_now` out of
+    /// `try_push`/`pop` lets them inline without saving registers around a call.
+    #[cold]
+    #[inline(never)]
     fn snooze(&mut self) {
         #[cfg(loom)]
         spin_hint();
@@ -150,7 +153,19 @@ impl<T> Ring<T> {
         })
     }
 
+    /// The slot at `index`, which the caller took from a position word.
+    #[inline]
+    fn slot(&self, index: usize) -> &Slot<T> {
+        debug_assert!(index < self.buffer.len());
+        // SAFETY: every position's index is below `cap` (a push or pop at index `cap - 1` moves
+        // on to index 0 of the next lap, and the mark bit is masked off), and `buffer` holds
+        // exactly `cap` slots. Skipping the bounds check keeps the hot path as short as
+        // `ArrayQueue`'s.
+        unsafe { self.buffer.get_unchecked(index) }
+    }
+
     /// Pushes `value` unless the ring is full or closed. Never blocks or waits for space.
+    #[inline]
     pub fn try_push(&self, value: T) -> Result<(), PushError<T>> {
         let mut backoff = Backoff(0);
         let mut tail = self.tail.0.load(Ordering::Relaxed);
@@ -161,7 +176,7 @@ impl<T> Ring<T> {
             let index = tail & (self.mark_bit - 1);
             let lap = tail & !(self.one_lap - 1);
             let next = if index + 1 < self.cap { tail + 1 } else { lap.wrapping_add(self.one_lap) };
-            let slot = &self.buffer[index];
+            let slot = self.slot(index);
             let stamp = slot.stamp.load(Ordering::Acquire);
             if tail == stamp {
                 // The slot is free in this lap: claim the position.
@@ -196,13 +211,14 @@ impl<T> Ring<T> {
     }
 
     /// Pops the oldest value, or `None` if the ring is empty (closed or not).
+    #[inline]
     pub fn pop(&self) -> Option<T> {
         let mut backoff = Backoff(0);
         let mut head = self.head.0.load(Ordering::Relaxed);
         loop {
             let index = head & (self.mark_bit - 1);
             let lap = head & !(self.one_lap - 1);
-            let slot = &self.buffer[index];
+            let slot = self.slot(index);
             let stamp = slot.stamp.load(Ordering::Acquire);
             if head + 1 == stamp {
                 let next = if index + 1 < self.cap { head + 1 } else { lap.wrapping_add(self.one_lap) };

@@ -11,6 +11,7 @@
 //! runs. A task settled while running keeps running (cancellation is cooperative, see
 //! [`is_cancelled`]); its late result is dropped.
 
+use crate::batch::Batch;
 use crate::error::TaskError;
 use crate::sync::{Arc, AtomicU32, Mutex, Ordering, UnsafeCell};
 use std::future::Future;
@@ -36,6 +37,9 @@ pub(crate) struct Header {
     state: AtomicU32,
     /// Waker of the `TaskHandle` poll, woken on delivery.
     waker: Mutex<Option<Waker>>,
+    /// The `submitAll` call it belongs to (its completion may then skip the doorbell).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) batch: Option<Arc<Batch>>,
     /// wasm: a main-thread callback (resolves a JS promise) run on delivery instead of waking.
     #[cfg(all(target_arch = "wasm32", not(loom)))]
     pub(crate) on_main: std::cell::Cell<Option<Box<dyn FnOnce()>>>,
@@ -49,10 +53,11 @@ unsafe impl Sync for Header {}
 unsafe impl Send for Header {}
 
 impl Header {
-    fn new() -> Self {
+    fn new(batch: Option<Arc<Batch>>) -> Self {
         Header {
             state: AtomicU32::new(QUEUED),
             waker: Mutex::new(None),
+            batch,
             #[cfg(all(target_arch = "wasm32", not(loom)))]
             on_main: std::cell::Cell::new(None),
         }
@@ -189,8 +194,8 @@ where
     F: Body<T>,
     T: Send + 'static,
 {
-    pub(crate) fn new(body: F) -> Arc<Self> {
-        Arc::new(Task { header: Header::new(), body: UnsafeCell::new(Some(body)), result: UnsafeCell::new(None) })
+    pub(crate) fn new(body: F, batch: Option<Arc<Batch>>) -> Arc<Self> {
+        Arc::new(Task { header: Header::new(batch), body: UnsafeCell::new(Some(body)), result: UnsafeCell::new(None) })
     }
 
     /// Hands the closure back from a task that was never admitted.

@@ -174,6 +174,64 @@ fn completions_are_never_stranded() {
     });
 }
 
+/// Two `submitAll` members complete quietly and the last one to finish rings; a plain task
+/// completes alongside. Whatever the interleaving, the owner's drain loop receives all three
+/// (a quiet item left without a ring would be a deadlock here).
+#[test]
+fn quiet_completions_are_never_stranded() {
+    quiet_model(3, false);
+}
+
+/// The same with a plain task's completion racing the batch (fewer preemptions: four threads).
+#[test]
+fn quiet_and_plain_completions_are_never_stranded() {
+    quiet_model(2, true);
+}
+
+fn quiet_model(preemptions: usize, plain: bool) {
+    model_bounded(preemptions, move || {
+        let stack = Arc::new(Completions::new());
+        let bell = Arc::new(Futex::new(0));
+        let pending = Arc::new(loom::sync::atomic::AtomicUsize::new(2));
+        let settle = |v: u32, member: bool| {
+            let (stack, bell, pending) = (stack.clone(), bell.clone(), pending.clone());
+            // As `web::backend::deliver`: a member pushes quietly, then counts itself done; the
+            // last one to finish rings.
+            thread::spawn(move || {
+                if !member {
+                    if stack.push(v) {
+                        bell.bump_and_wake(1);
+                    }
+                    return;
+                }
+                stack.push_quiet(v);
+                if pending.fetch_sub(1, loom::sync::atomic::Ordering::SeqCst) == 1 {
+                    bell.bump_and_wake(1);
+                }
+            })
+        };
+        let mut settlers = vec![settle(0, true), settle(1, true)];
+        if plain {
+            settlers.push(settle(2, false));
+        }
+        let want = settlers.len();
+        let mut got = Vec::new();
+        loop {
+            let seen = bell.load();
+            got.extend(stack.take_all());
+            if got.len() == want {
+                break;
+            }
+            bell.wait(seen);
+        }
+        for s in settlers {
+            s.join().unwrap();
+        }
+        got.sort();
+        assert_eq!(got, (0..want as u32).collect::<Vec<_>>());
+    });
+}
+
 /// One settler's completions reach the owner in the order they were pushed, across takes
 /// that race the pushes.
 #[test]

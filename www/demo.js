@@ -1,11 +1,14 @@
 // The image demo: the picture lives in pool memory (two RGBA views, src and dst); a run splits
 // it into tiles of `tileRows` rows and runs one task per tile. Modes:
-//   ringpool     one `image.*` Rust task per tile on a pool of N workers (trySubmit, then
-//                submit for the tiles the full queue refused: backpressure)
-//   wasm-single  the same Rust kernel as one task over the whole image (one thread)
-//   js           js-kernels.js as one JS task over the whole image (one thread)
-//   rayon        the same Rust kernel under wasm-bindgen-rayon's `par_chunks_mut` over the same
-//                tiles, started from a pool worker (rayon blocks its caller)
+//   ringpool       one `image.*` Rust task per tile on a pool of N workers, all in one
+//                  `pool.submitAll` (it waits for queue space: backpressure); the tiles wake
+//                  this thread once, when the last one is done
+//   ringpool-each  the same tiles with one promise each: `trySubmit`, then `submit` for the
+//                  tiles the full queue refused; every tile wakes this thread
+//   wasm-single    the same Rust kernel as one task over the whole image (one thread)
+//   js             js-kernels.js as one JS task over the whole image (one thread)
+//   rayon          the same Rust kernel under wasm-bindgen-rayon's `par_chunks_mut` over the same
+//                  tiles, started from a pool worker (rayon blocks its caller)
 // `window.demo.run(...)` is the hook the e2e tests and bench/demo.mjs drive.
 import { jsFilter } from './js-kernels.js';
 
@@ -13,7 +16,7 @@ const $ = (id) => document.getElementById(id);
 const cores = navigator.hardwareConcurrency || 4;
 const clock = () => performance.timeOrigin + performance.now();
 const FILTERS = ['grayscale', 'blur', 'sharpen', 'sobel', 'emboss'];
-const MODES = ['ringpool', 'wasm-single', 'js', 'rayon'];
+const MODES = ['ringpool', 'ringpool-each', 'wasm-single', 'js', 'rayon'];
 
 function setStatus(text, error = false) {
   $('status').textContent = text;
@@ -137,30 +140,34 @@ async function runFilter({ filter, mode, workers, tileRows, queue, params }) {
   if (!FILTERS.includes(filter)) throw new RangeError(`filter must be one of ${FILTERS.join(', ')}, got ${filter}`);
   const p = picture;
   p.dst.fill(0);
-  const trace = { tiles: [], depth: [], capacity: queue, admitted: 0, rejected: 0 };
+  const trace = { tiles: [], depth: [], capacity: queue, admitted: 0, rejected: 0, waited: 0 };
   let threads = 1;
   const t0 = clock();
-  if (mode === 'ringpool') {
+  if (mode === 'ringpool' || mode === 'ringpool-each') {
     const pl = await poolFor(workers, queue);
     threads = workers;
     const before = pl.stats();
-    const sample = () => trace.depth.push([clock(), pl.stats().queued]);
+    const order = tileOrder(p.height, tileRows, workers);
+    const tile = (y0) => tileTask(filter, params, p, y0, Math.min(p.height, y0 + tileRows));
     const t1 = clock(); // pool creation is not part of the run
-    trace.start = t1;
-    const done = [];
-    for (const y0 of tileOrder(p.height, tileRows, workers)) {
-      const y1 = Math.min(p.height, y0 + tileRows);
-      const tile = pl.trySubmit(tileTask(filter, params, p, y0, y1)).catch((e) => {
+    let reports;
+    if (mode === 'ringpool') {
+      const all = pl.submitAll(order.map(tile));
+      trace.admitted = pl.stats().accepted - before.accepted; // admitted during the call
+      trace.waited = order.length - trace.admitted;
+      reports = await all;
+    } else {
+      reports = await Promise.all(order.map((y0) => pl.trySubmit(tile(y0)).catch((e) => {
         if (!(e instanceof lib.QueueFullError)) throw e;
-        return pl.submit(tileTask(filter, params, p, y0, y1)); // waits for space, in order
-      });
-      done.push(tile.then((r) => { trace.tiles.push({ ...r, y0, y1 }); sample(); }));
+        return pl.submit(tile(y0)); // waits for space, in order
+      })));
+      trace.admitted = pl.stats().accepted - before.accepted;
+      trace.rejected = pl.stats().rejected - before.rejected;
     }
-    sample(); // depth sampled after the submit loop and at each completion, not per submission (stats() costs µs)
-    await Promise.all(done);
-    const after = pl.stats();
-    trace.admitted = after.accepted - before.accepted;
-    trace.rejected = after.rejected - before.rejected;
+    reports.forEach((r, i) => trace.tiles.push({ ...r, y0: order[i], y1: Math.min(p.height, order[i] + tileRows) }));
+    // Queue depth as each tile saw it when it started (reported by the worker: sampling it here
+    // would cost this thread a wake-up per tile).
+    trace.depth = trace.tiles.map((t) => [t.start, t.queued]).sort((a, b) => a[0] - b[0]);
     return finish(t1, threads, trace);
   }
   if (mode === 'wasm-single') {
@@ -174,7 +181,11 @@ async function runFilter({ filter, mode, workers, tileRows, queue, params }) {
     threads = await rayonReady(workers);
     const t1 = clock(); // starting rayon's threads (first run only) is not part of the run
     const r = await holder.trySubmit(glue.rayonFilter(filter, params.radius ?? 0, params.amount ?? 0, p.src, p.dst, p.width, p.height, tileRows));
-    trace.tiles.push({ ...r, worker: 0, y0: 0, y1: p.height });
+    // r.tiles: five numbers per chunk (rayon thread, start, end, y0, y1).
+    for (let i = 0; i < r.tiles.length; i += 5) {
+      const [worker, start, end, y0, y1] = r.tiles.subarray(i, i + 5);
+      trace.tiles.push({ worker, start, end, y0, y1 });
+    }
     return finish(t1, threads, trace);
   }
   return finish(t0, threads, trace);
@@ -268,11 +279,13 @@ async function runAndShow(opts) {
   await new Promise(requestAnimationFrame);
   const r = await runFilter(opts);
   paint('after', picture.dst);
-  drawTimeline(r.trace, opts.mode === 'ringpool' ? opts.workers : 1);
+  drawTimeline(r.trace, r.threads);
   drawDepth(r.trace);
-  $('admission').textContent = opts.mode === 'ringpool'
-    ? `${r.trace.tiles.length} tiles: ${r.trace.admitted} admitted, ${r.trace.rejected} refused by trySubmit with QueueFullError and resubmitted with submit (waits for space)`
-    : 'one task (single-threaded mode)';
+  $('admission').textContent = {
+    ringpool: `${r.trace.tiles.length} tiles in one submitAll: ${r.trace.admitted} admitted at once, ${r.trace.waited} waited for queue space`,
+    'ringpool-each': `${r.trace.tiles.length} tiles: ${r.trace.admitted} admitted, ${r.trace.rejected} refused by trySubmit with QueueFullError and resubmitted with submit (waits for space)`,
+    rayon: `${r.trace.tiles.length} chunks on rayon's ${r.threads} threads`,
+  }[opts.mode] ?? 'one task (single-threaded mode)';
   addResult(opts, r);
   setStatus(`${opts.mode}: ${r.ms.toFixed(1)} ms on ${r.threads} thread${r.threads > 1 ? 's' : ''} · checksum ${r.checksum.toString(16).padStart(8, '0')}`);
   return r;
@@ -282,8 +295,11 @@ function guard(job) {
   return () => exclusive(job).catch((e) => { setStatus(`${e.name}: ${e.message}`, true); });
 }
 
+let lastTrace = null;
 window.demo = {
   ready,
+  /** The last run's trace: tiles ({worker, start, end, y0, y1}), queue depth samples, start, end. */
+  trace: () => lastTrace,
   /** A copy of the last output's RGBA bytes. */
   output: () => picture.dst.slice(),
   /** Runs one filter on the built-in sample of `width`×`height`: → { ms, checksum, threads }. */
@@ -292,9 +308,11 @@ window.demo = {
     const opts = { queue: 256, params: {}, workers: cores, tileRows: 64, ...o };
     if (opts.filter === 'blur' || opts.filter === 'sharpen') opts.params = { radius: 8, amount: 1.5, ...opts.params };
     useSample(opts.width, opts.height);
-    const r = await runAndShow(opts);
+    // show: false skips drawing, so no canvas raster work overlaps the next timed run.
+    const r = opts.show === false ? await runFilter(opts) : await runAndShow(opts);
     const busyMs = r.trace.tiles.reduce((sum, t) => sum + (t.end - t.start), 0);
     // Beyond {ms, checksum}: how many tiles ran and their summed run time (parallel efficiency).
+    lastTrace = r.trace;
     return { ms: r.ms, checksum: r.checksum, threads: r.threads, tiles: r.trace.tiles.length, busyMs };
   }),
 };
@@ -329,7 +347,7 @@ ready.then(() => {
   // run in baseline code, which would flatter whichever mode runs second.
   $('compare').onclick = guard(async () => {
     checkOptions(formOptions());
-    const modes = ['wasm-single', 'js', 'rayon', 'ringpool'];
+    const modes = ['wasm-single', 'js', 'rayon', 'ringpool-each', 'ringpool'];
     for (const mode of modes) { setStatus(`warming up ${mode}…`); await new Promise(requestAnimationFrame); await runFilter({ ...formOptions(), mode }); }
     for (const mode of modes) await runAndShow({ ...formOptions(), mode });
   });

@@ -99,6 +99,9 @@ pub(crate) struct Delivery {
     message_mode: AtomicU32,
     /// Thread id of the owner (the thread that created the pool).
     owner: AtomicU32,
+    /// Submissions the owner holds back for queue space (`submit`, and `submitAll` while it
+    /// admits); no completion is quiet while there are any.
+    pub(crate) waiting: AtomicU32,
 }
 
 impl Default for Delivery {
@@ -108,6 +111,7 @@ impl Default for Delivery {
             bell: Futex::new(0),
             message_mode: AtomicU32::new(0),
             owner: AtomicU32::new(thread_id()),
+            waiting: AtomicU32::new(0),
         }
     }
 }
@@ -118,10 +122,37 @@ fn thread_id() -> u32 {
     ID.with(|id| *id)
 }
 
-pub(crate) fn deliver(shared: &Shared, task: TaskRef) {
-    if shared.delivery.head.push(task) {
+/// Hands a settled task to the owner thread. A member of a `submitAll` batch that fulfilled
+/// is pushed quietly unless the owner must be awake anyway (to admit waiting submissions);
+/// the member that finishes the batch rings once its own item is in, so at that ring every
+/// member's item is in the stack (each pushes before it counts itself done).
+pub(crate) fn deliver(shared: &Shared, task: TaskRef, fulfilled: bool) {
+    let d = &shared.delivery;
+    let Some(batch) = task.header().batch.clone() else {
+        if d.head.push(task) {
+            ring(shared);
+        }
+        return;
+    };
+    let quiet = fulfilled && !batch.is_loud() && d.waiting.load(Ordering::SeqCst) == 0;
+    let rang = if quiet {
+        d.head.push_quiet(task);
+        false
+    } else {
+        let first = d.head.push(task);
+        if first {
+            ring(shared);
+        }
+        first
+    };
+    if batch.member_done() && !rang {
         ring(shared);
     }
+}
+
+/// Wakes the owner's drain from the owner thread itself (its `waitAsync` fires next turn).
+pub(crate) fn flush(shared: &Shared) {
+    shared.delivery.bell.bump_and_wake(1);
 }
 
 std::thread_local! {
@@ -555,6 +586,12 @@ unsafe fn free_thread_locals(tls: usize) {
     };
     #[cfg(not(feature = "worker-alloc"))]
     let _ = tls;
+}
+
+/// On a worker, inside a task: how many tasks wait in its pool's queue (the demo's queue
+/// depth chart, reported by each tile as it starts).
+pub(crate) fn queued_here() -> Option<u64> {
+    WORKER_SHARED.with(|w| w.borrow().as_ref().map(|s| s.stats().queued))
 }
 
 /// Entry of every worker thread; called by `worker.js` after `initSync`, and again after each

@@ -3,9 +3,10 @@
 //! that is not pool memory, `RangeError` for sizes, bands and parameters), so a task that is
 //! submitted cannot read or write outside its images.
 //!
-//! Each task resolves with `{ worker, start, end }`: the worker index and the run's start and
-//! end on the `performance.timeOrigin + performance.now()` clock shared by all threads, which
-//! is what the demo's timeline draws.
+//! Each task resolves with `{ worker, start, end, queued }`: the worker index, the run's start
+//! and end on the `performance.timeOrigin + performance.now()` clock shared by all threads, and
+//! how many tasks waited in the queue as it started; the demo draws its timeline and queue
+//! depth chart from these.
 
 use super::backend::clock;
 use super::js::Task;
@@ -69,6 +70,7 @@ fn band_task(filter: Filter, src: &JsValue, dst: &JsValue, width: &JsValue, heig
     }
     Ok(Task::new(move || {
         let start = clock();
+        let queued = super::backend::queued_here();
         let (b0, b1) = (y0 as usize * stride, y1 as usize * stride);
         if in_place {
             // SAFETY: `dst` was checked to be a pool view of `width * height * 4` bytes; linear
@@ -83,17 +85,22 @@ fn band_task(filter: Filter, src: &JsValue, dst: &JsValue, width: &JsValue, heig
             let band = unsafe { std::slice::from_raw_parts_mut((dst.addr + b0) as *mut u8, b1 - b0) };
             image::apply(filter, src, band, width, height, y0, y1).expect("checked when the task was made");
         }
-        timing(start)
+        let mut fields = timing_fields(start);
+        if let Some(q) = queued {
+            fields.push(("queued".into(), Value::Number(q as f64)));
+        }
+        Value::Object(fields)
     }))
 }
 
-fn timing(start: f64) -> Value {
+/// `{ worker, start, end }` of a task that started at `start` and ends now.
+fn timing_fields(start: f64) -> Vec<(String, Value)> {
     let worker = crate::worker_index().map_or(-1.0, |i| i as f64);
-    Value::Object(vec![
+    vec![
         ("worker".into(), Value::Number(worker)),
         ("start".into(), Value::Number(start)),
         ("end".into(), Value::Number(clock())),
-    ])
+    ]
 }
 
 /// `image.grayscale(view, width, height, y0, y1)`: rows `[y0, y1)` to gray, in place; or
@@ -215,12 +222,25 @@ pub fn rayon_filter(
         // bands of `par_chunks_mut` are disjoint.
         let src = unsafe { std::slice::from_raw_parts(src.addr as *const u8, src.len) };
         let out = unsafe { std::slice::from_raw_parts_mut(dst.addr as *mut u8, dst.len) };
-        out.par_chunks_mut(stride * tile_rows as usize).enumerate().for_each(|(i, band)| {
-            let y0 = i as u32 * tile_rows;
-            let y1 = y0 + (band.len() / stride) as u32;
-            image::apply(filter, src, band, width, height, y0, y1).expect("checked when the task was made");
-        });
-        timing(start)
+        // Each chunk reports which rayon thread ran it and when, for the demo's timeline, as
+        // five numbers (thread, start, end, y0, y1) in one Float64Array: one copy at the end,
+        // not an object per chunk on the critical path.
+        let chunks: Vec<[f64; 5]> = out
+            .par_chunks_mut(stride * tile_rows as usize)
+            .enumerate()
+            .map(|(i, band)| {
+                let t0 = clock();
+                let y0 = i as u32 * tile_rows;
+                let y1 = y0 + (band.len() / stride) as u32;
+                image::apply(filter, src, band, width, height, y0, y1).expect("checked when the task was made");
+                let thread = rayon::current_thread_index().map_or(-1.0, |i| i as f64);
+                [thread, t0, clock(), y0 as f64, y1 as f64]
+            })
+            .collect();
+        let bytes = chunks.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        let mut fields = timing_fields(start);
+        fields.push(("tiles".into(), Value::Typed(crate::value::TypedKind::Float64, bytes)));
+        Value::Object(fields)
     }))
 }
 

@@ -169,8 +169,13 @@ async function runWorker(data, postToMain, close) {
     // and go back into the loop.
     while (wasm.ringpool_worker_entry(data.sharedPtr, data.index) === 1) {
       const pending = glue.ringpool_worker_suspended();
+      // Node ends a worker thread whose event loop has nothing left to do, and neither a
+      // pending `Atomics.waitAsync` (the task's cancellation watch) nor a plain promise
+      // counts: a task awaiting only those would lose its thread. A timer keeps it alive.
+      const keepAlive = isNode ? setInterval(() => {}, 2 ** 30) : null;
       let ok = true, value;
       try { value = await pending; } catch (e) { ok = false; value = e; }
+      if (keepAlive !== null) clearInterval(keepAlive);
       glue.ringpool_worker_resume(data.index, ok, value);
     }
   } catch (err) {

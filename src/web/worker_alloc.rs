@@ -36,6 +36,8 @@ use wasm_bindgen::JsValue;
 /// wasm-bindgen's default thread stack: its size and alignment.
 const STACK_BYTES: usize = 2 << 20;
 const STACK_ALIGN: usize = 16;
+/// Zeroed blocks of at least this size are cleared outside the heap lock.
+const ZERO_OUTSIDE_LOCK: usize = 4096;
 /// Stacks kept at most (more workers than this across live pools free the rest normally).
 const KEPT: usize = 32;
 
@@ -69,11 +71,14 @@ unsafe impl GlobalAlloc for WorkerAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if is_stack(layout) {
+        if is_stack(layout) || layout.size() >= ZERO_OUTSIDE_LOCK {
+            // std's `alloc_zeroed` clears the block while it holds the heap's one spin lock,
+            // which every thread (the owner's included, which cannot sleep) then spins on:
+            // large blocks are cleared here, after the lock is released.
             // SAFETY: as `alloc`; the block is then fully zeroed.
             let p = unsafe { self.alloc(layout) };
             if !p.is_null() {
-                unsafe { p.write_bytes(0, STACK_BYTES) };
+                unsafe { p.write_bytes(0, layout.size()) };
             }
             return p;
         }

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const FILTERS = ['grayscale', 'blur', 'sharpen', 'sobel', 'emboss'];
-const MODES = ['ringpool', 'wasm-single', 'js', 'rayon'];
+const MODES = ['ringpool', 'ringpool-each', 'wasm-single', 'js', 'rayon'];
 // Odd sizes and a band height that does not divide them exercise every remainder path.
 const W = 333, H = 217, RADIUS = 5, AMOUNT = 1.5, TILE = 16;
 
@@ -65,6 +65,7 @@ try {
     for (const filter of FILTERS) {
       const s = sums[filter];
       assert.equal(s.ringpool, s['wasm-single'], `${filter}: ringpool vs wasm-single`);
+      assert.equal(s['ringpool-each'], s['wasm-single'], `${filter}: ringpool-each vs wasm-single`);
       assert.equal(s.rayon, s['wasm-single'], `${filter}: rayon vs wasm-single`);
       assert.equal(s.ringpool, reference[filter], `${filter}: wasm vs native reference`);
     }
@@ -83,8 +84,20 @@ try {
     }
   });
 
-  await check('a full tile queue is absorbed by submit (backpressure): refused tiles still run', async () => {
+  await check('a full tile queue is absorbed by submitAll (backpressure): waiting tiles still run', async () => {
     const r = await page.evaluate(() => window.demo.run({ filter: 'blur', mode: 'ringpool', workers: 2, queue: 2, width: 333, height: 217, tileRows: 4, params: { radius: 5 } }));
+    assert.equal(r.checksum, sums.blur['wasm-single'], 'same image as one thread');
+    const text = await page.textContent('#admission');
+    const [, tiles, admitted, waited] = text.match(/(\d+) tiles in one submitAll: (\d+) admitted at once, (\d+) waited/).map(Number);
+    assert.equal(tiles, Math.ceil(217 / 4));
+    assert.ok(waited > 0 && admitted <= 4, `expected tiles to wait with a 2-slot queue: ${text}`);
+    assert.equal(admitted + waited, tiles, text);
+    const depth = await page.evaluate(() => window.demo.trace().depth.map(([, q]) => q));
+    assert.ok(depth.length === tiles && depth.every((q) => Number.isInteger(q) && q >= 0 && q <= 2), `queue depth per tile within capacity: ${depth}`);
+  });
+
+  await check('one promise per tile: a full queue refuses with QueueFullError, submit absorbs it', async () => {
+    const r = await page.evaluate(() => window.demo.run({ filter: 'blur', mode: 'ringpool-each', workers: 2, queue: 2, width: 333, height: 217, tileRows: 4, params: { radius: 5 } }));
     assert.equal(r.checksum, sums.blur['wasm-single'], 'same image as one thread');
     const text = await page.textContent('#admission');
     const [, tiles, admitted, refused] = text.match(/(\d+) tiles: (\d+) admitted, (\d+) refused/).map(Number);

@@ -2,7 +2,7 @@
 // value with their types; throws keep name, message and the worker-side stack.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Pool } from 'ringpool';
+import { Pool, diagnostics } from 'ringpool';
 import { assertInvariant, rejection } from './helpers.mjs';
 
 const pool = await Pool.create({ workers: 2, queueCapacity: 64 });
@@ -38,6 +38,28 @@ test('async functions: the promise settles the task', async () => {
   const values = await Promise.all(Array.from({ length: 20 }, (_, i) =>
     i % 2 ? pool.trySubmit(async (i) => { await null; return i; }, [i]) : pool.trySubmit((i) => i, [i])));
   assert.deepEqual(values, Array.from({ length: 20 }, (_, i) => i));
+});
+
+test('an async task that awaits only another thread keeps its worker until it settles', async () => {
+  // Node ends a worker thread whose event loop runs dry, and a pending Atomics.waitAsync does
+  // not count: the task would lose its worker (WorkerCrashedError) unless the pool keeps the
+  // thread alive while a task is suspended. The 20 ms pause only gives a broken pool time to
+  // lose the thread; a correct one passes whatever the timing.
+  const p1 = await Pool.create({ workers: 1, queueCapacity: 2 });
+  const flags = p1.alloc(Int32Array, 2);
+  const before = await p1.trySubmit(diagnostics.worker());
+  const task = p1.trySubmit(async (f) => {
+    Atomics.store(f, 0, 1); Atomics.notify(f, 0);
+    await Atomics.waitAsync(f, 1, 0).value;
+    return 'woken';
+  }, [flags]);
+  while (Atomics.load(flags, 0) === 0) await Atomics.waitAsync(flags, 0, 0).value;
+  await new Promise((r) => setTimeout(r, 20));
+  Atomics.store(flags, 1, 1); Atomics.notify(flags, 1);
+  assert.equal(await task, 'woken');
+  assert.equal(await p1.trySubmit(diagnostics.worker()), before, 'the same worker incarnation');
+  assert.equal(p1.stats().crashed, 0);
+  await p1.shutdown();
 });
 
 test('a throw keeps name, message and the worker-side stack', async () => {

@@ -21,6 +21,11 @@ async function main(): Promise<void> {
   await pool.trySubmit(image.grayscale(px, 4, 4, 0, 4));
   // @ts-expect-error: blur needs a radius
   image.blur(px, out, 4, 4, 0, 4);
+  const tiles: TileReport[] = await pool.submitAll([image.blur(px, out, 4, 4, 1, 0, 2), image.blur(px, out, 4, 4, 1, 2, 4)]);
+  const pairs: number[] = await pool.submitAll([[(a: number) => a * 2, [1]], [(a: number) => a * 3, [2]]]);
+  // @ts-expect-error: submitAll takes an array of items
+  await pool.submitAll(diagnostics.noop());
+  void tiles; void pairs;
   const s: PoolStats = pool.stats();
   const bytes: number = memoryBytes() + s.accepted + sum + text.length;
   try { await pool.trySubmit(diagnostics.panic('x')); } catch (e) {
