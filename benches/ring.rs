@@ -3,9 +3,15 @@
 //! - `uncontended`: one `try_push` + one `pop` on one thread, 1000 pairs per iteration;
 //! - `2p2c`: two producers and two consumers moving 100 000 items (std's receiver is shared
 //!   behind a `Mutex`, which is what two consumers of an mpsc channel need).
-//! bench/run.mjs reads criterion's estimates and prints the ratios.
+//!
+//! Criterion measures one queue after the other, seconds apart, and this machine's speed drifts
+//! by more than the queues differ (the same build gave ringpool/ArrayQueue 0.96–1.27×
+//! uncontended in three runs). So after criterion, `RING_PAIRED=1` (bench/run.mjs sets it) also
+//! times both queues in alternating rounds and writes the median of the per-round ratios to
+//! `target/criterion/paired.json`; bench/run.mjs checks the target with those and prints
+//! criterion's ns/op beside them.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use crossbeam_queue::ArrayQueue;
 use ringpool::ring::Ring;
 use std::hint::black_box;
@@ -122,4 +128,52 @@ criterion_group! {
     config = Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
     targets = bench
 }
-criterion_main!(benches);
+
+/// Rounds of the paired comparison; each times ringpool and ArrayQueue back to back (the
+/// order alternating between rounds).
+const PAIRED_ROUNDS: usize = 51;
+
+fn paired() {
+    let median = |mut xs: Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        xs[xs.len() / 2]
+    };
+    let (ring, aq): (Box<dyn Queue>, Box<dyn Queue>) = (Box::new(Ring::<u64>::new(CAP).unwrap()), Box::new(ArrayQueue::<u64>::new(CAP)));
+    let time_uncontended = |q: &dyn Queue| {
+        let start = Instant::now();
+        for _ in 0..200 {
+            uncontended(q);
+        }
+        start.elapsed().as_secs_f64()
+    };
+    let mut ratios = (Vec::new(), Vec::new());
+    for round in 0..=PAIRED_ROUNDS {
+        let pair = |f: &dyn Fn(&dyn Queue) -> f64| {
+            if round % 2 == 0 {
+                let r = f(ring.as_ref());
+                r / f(aq.as_ref())
+            } else {
+                let a = f(aq.as_ref());
+                f(ring.as_ref()) / a
+            }
+        };
+        let u = pair(&time_uncontended);
+        let c = pair(&|q| two_by_two(q).as_secs_f64());
+        if round > 0 {
+            ratios.0.push(u);
+            ratios.1.push(c);
+        }
+    }
+    let (u, c) = (median(ratios.0), median(ratios.1));
+    println!("paired (median of {PAIRED_ROUNDS} alternating rounds), ringpool / ArrayQueue: uncontended {u:.3}, 2p2c {c:.3}");
+    let json = format!("{{\"rounds\":{PAIRED_ROUNDS},\"uncontended\":{u},\"2p2c\":{c}}}\n");
+    std::fs::create_dir_all("target/criterion").and_then(|_| std::fs::write("target/criterion/paired.json", json)).expect("write paired.json");
+}
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    if std::env::var_os("RING_PAIRED").is_some() {
+        paired();
+    }
+}
