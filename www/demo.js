@@ -17,6 +17,7 @@ const cores = navigator.hardwareConcurrency || 4;
 const clock = () => performance.timeOrigin + performance.now();
 const FILTERS = ['grayscale', 'blur', 'sharpen', 'sobel', 'emboss'];
 const MODES = ['ringpool', 'ringpool-each', 'wasm-single', 'js', 'rayon'];
+const COMPARE_ROUNDS = 3;
 
 function setStatus(text, error = false) {
   $('status').textContent = text;
@@ -235,12 +236,12 @@ function drawDepth(trace) {
 }
 
 const singleMs = new Map();
-function addResult(opts, r) {
+function addResult(opts, r, label = opts.mode) {
   const key = `${opts.filter}|${JSON.stringify(opts.params)}|${picture.width}x${picture.height}`;
   if (opts.mode === 'wasm-single') singleMs.set(key, r.ms);
   const base = singleMs.get(key);
   const row = document.createElement('tr');
-  const cells = [opts.mode, r.threads, opts.filter + (opts.filter === 'blur' || opts.filter === 'sharpen' ? ` r=${opts.params.radius}` : ''),
+  const cells = [label, r.threads, opts.filter + (opts.filter === 'blur' || opts.filter === 'sharpen' ? ` r=${opts.params.radius}` : ''),
     `${picture.width}×${picture.height}`, opts.tileRows, r.ms.toFixed(1), base ? `${(base / r.ms).toFixed(2)}×` : '—',
     r.checksum.toString(16).padStart(8, '0')];
   for (const v of cells) { const td = document.createElement('td'); td.textContent = v; row.append(td); }
@@ -273,11 +274,8 @@ function exclusive(job) {
   return next;
 }
 
-async function runAndShow(opts) {
-  checkOptions(opts);
-  setStatus(`running ${opts.filter} (${opts.mode})…`);
-  await new Promise(requestAnimationFrame);
-  const r = await runFilter(opts);
+/** Draws a finished run: the output, its timeline and queue depth, the admission line. */
+function show(opts, r) {
   paint('after', picture.dst);
   drawTimeline(r.trace, r.threads);
   drawDepth(r.trace);
@@ -286,6 +284,14 @@ async function runAndShow(opts) {
     'ringpool-each': `${r.trace.tiles.length} tiles: ${r.trace.admitted} admitted, ${r.trace.rejected} refused by trySubmit with QueueFullError and resubmitted with submit (waits for space)`,
     rayon: `${r.trace.tiles.length} chunks on rayon's ${r.threads} threads`,
   }[opts.mode] ?? 'one task (single-threaded mode)';
+}
+
+async function runAndShow(opts) {
+  checkOptions(opts);
+  setStatus(`running ${opts.filter} (${opts.mode})…`);
+  await new Promise(requestAnimationFrame);
+  const r = await runFilter(opts);
+  show(opts, r);
   addResult(opts, r);
   setStatus(`${opts.mode}: ${r.ms.toFixed(1)} ms on ${r.threads} thread${r.threads > 1 ? 's' : ''} · checksum ${r.checksum.toString(16).padStart(8, '0')}`);
   return r;
@@ -343,12 +349,29 @@ ready.then(() => {
     $('divider').style.left = `${v}%`;
   };
   $('run').onclick = guard(() => runAndShow(formOptions()));
-  // One unrecorded warm-up pass first: the engine compiles wasm in tiers and a first call can
-  // run in baseline code, which would flatter whichever mode runs second.
+  // One unrecorded warm-up pass first (the engine compiles wasm in tiers and a first call can
+  // run in baseline code, which would flatter whichever mode runs second), then COMPARE_ROUNDS
+  // rounds in a rotated order; the table gets each mode's median run. Single runs on a busy
+  // machine vary by ±20 %, far more than the parallel modes differ.
   $('compare').onclick = guard(async () => {
-    checkOptions(formOptions());
+    const opts = formOptions();
+    checkOptions(opts);
     const modes = ['wasm-single', 'js', 'rayon', 'ringpool-each', 'ringpool'];
-    for (const mode of modes) { setStatus(`warming up ${mode}…`); await new Promise(requestAnimationFrame); await runFilter({ ...formOptions(), mode }); }
-    for (const mode of modes) await runAndShow({ ...formOptions(), mode });
+    for (const mode of modes) { setStatus(`warming up ${mode}…`); await new Promise(requestAnimationFrame); await runFilter({ ...opts, mode }); }
+    const runs = Object.fromEntries(modes.map((m) => [m, []]));
+    for (let round = 0; round < COMPARE_ROUNDS; round++) {
+      for (const mode of modes.map((_, i) => modes[(i + round) % modes.length])) {
+        setStatus(`round ${round + 1} of ${COMPARE_ROUNDS}: ${mode}…`);
+        await new Promise(requestAnimationFrame);
+        runs[mode].push(await runFilter({ ...opts, mode }));
+      }
+    }
+    const medians = {};
+    for (const mode of modes) {
+      medians[mode] = [...runs[mode]].sort((a, b) => a.ms - b.ms)[COMPARE_ROUNDS >> 1];
+      addResult({ ...opts, mode }, medians[mode], `${mode} (median of ${COMPARE_ROUNDS})`);
+    }
+    show(opts, medians[opts.mode]); // the picture is the same in every wasm mode
+    setStatus(`compared ${modes.length} modes, ${COMPARE_ROUNDS} rounds each; the timeline shows the median ${opts.mode} run`);
   });
 }, (e) => setStatus(`${e.name}: ${e.message}`, true));
