@@ -12,7 +12,11 @@
 //
 // Mix per 100 tasks: 55 return (JS), 5 return (Rust noop), 3 return (async JS), 15 throw,
 // 10 panic, 10 aborted right after submission, 2 time out (the body waits for cancellation);
-// every 1000th task traps its worker instead.
+// every 1000th task traps its worker instead. And 8 tasks in every 200 go as one `submitAll`
+// batch (return, noop and async; in every third batch one item throws), whose members
+// complete quietly while the other tasks crash, abort and time out around them: a fulfilled
+// batch must give every result in order, a failed one the thrower's error, and every member's
+// body must have run exactly once by the next checkpoint.
 
 import { MEMORY_SLACK } from '../node/memory-allowance.mjs';
 
@@ -21,7 +25,14 @@ const KINDS = [
 ];
 const KIND_OF = KINDS.flatMap(([k, n]) => Array(n).fill(k));
 
+const BATCH = 8;
+/** Whether task `i` belongs to a `submitAll` batch (8 in every 200, never a trap). */
+export function inBatch(i) {
+  return Math.floor(i / BATCH) % 25 === 7;
+}
+
 export function kindOf(i) {
+  if (inBatch(i)) return i % BATCH === 5 && Math.floor(i / 200) % 3 === 2 ? 'throw' : ['return', 'noop', 'async'][i % 3];
   return i % 1000 === 999 ? 'trap' : KIND_OF[(i * 37) % 100];
 }
 
@@ -123,6 +134,34 @@ export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFligh
     });
   }
 
+  // Members of a rejected batch whose outcome the batch's promise does not tell: each must
+  // have run exactly once by the next checkpoint (the pool is quiet there).
+  let unseen = [];
+
+  /** Tasks `first..last` (exclusive) as one submitAll. */
+  function submitBatch(first, last) {
+    const ids = Array.from({ length: last - first }, (_, k) => first + k);
+    const items = ids.map((i) => (kindOf(i) === 'noop' ? diagnostics.noop() : [bodies[kindOf(i)], [ran, i]]));
+    return pool.submitAll(items).then(
+      (values) => ({ ok: true, values }),
+      (reason) => ({ ok: false, reason }),
+    ).then(({ ok, values, reason }) => {
+      const woken = onSettle;
+      onSettle = [];
+      for (const r of woken) r();
+      const thrower = ids.find((i) => kindOf(i) === 'throw');
+      if (ok === (thrower !== undefined)) fail(`batch ${first}: ${ok ? 'fulfilled although an item throws' : `rejected: ${reason?.stack ?? reason}`}`);
+      for (const [k, i] of ids.entries()) {
+        if (settled[i]++ !== 0) fail(`task ${i} settled twice`);
+        tally.accepted++;
+        if (ok) check(i, kindOf(i), true, values[k]);
+        else if (i === thrower) check(i, 'throw', false, reason);
+        else { tally.completed++; if (kindOf(i) !== 'noop') unseen.push(i); }
+      }
+      count('batch', ok ? 'fulfilled' : 'rejected');
+    });
+  }
+
   async function checkpoint(label) {
     const s = pool.stats();
     if (s.accepted !== s.completed + s.failed + s.queued + s.running) fail(`${label}: invariant ${JSON.stringify(s)}`);
@@ -133,6 +172,9 @@ export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFligh
     pool.free(cells);
     if (!opened.every(Boolean)) fail(`${label}: latch`);
     tally.accepted += workers; tally.completed += workers;
+    // The latch ran after every earlier task (FIFO, and both workers were free for it).
+    for (const i of unseen) if (Atomics.load(ran, i) !== 1) fail(`${label}: batch member ${i} ran ${Atomics.load(ran, i)} times`);
+    unseen = [];
   }
 
   const t0 = performance.now();
@@ -144,6 +186,13 @@ export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFligh
     const runner = async () => {
       while (next < end) {
         const i = next++;
+        if (inBatch(i)) {
+          // The batch's first index takes the whole batch (submitAll waits for space itself).
+          const last = Math.min(tasks, i - (i % BATCH) + BATCH);
+          next = Math.max(next, last);
+          await submitBatch(i, last);
+          continue;
+        }
         if (await submit(i, false)) continue;
         if (kindOf(i) === 'abort' || kindOf(i) === 'timeout') {
           do await nextSettlement(); while (!(await submit(i, false)));
