@@ -51,7 +51,8 @@ impl<T> Completions<T> {
     /// Pushes `item`. Returns `true` if the caller must ring the doorbell: the stack was
     /// empty, or it holds quiet items nobody has rung for.
     pub fn push(&self, item: T) -> bool {
-        self.publish(item) || self.unrung.swap(false, Ordering::SeqCst)
+        // The load keeps the common case (no quiet items) free of a second read-modify-write.
+        self.publish(item) || (self.unrung.load(Ordering::SeqCst) && self.unrung.swap(false, Ordering::SeqCst))
     }
 
     /// Pushes `item` without ringing: it reaches the owner with the next ring.

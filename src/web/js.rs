@@ -435,6 +435,22 @@ impl Inner {
         self.pool.shared.delivery.waiting.store(n, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// `submit`'s admission: at once if nobody waits ahead and there is space, else behind the
+    /// earlier waiters. Refusals (closed, aborted) are rejected promises.
+    fn enqueue(&self, prepared: Prepared) -> Promise {
+        let prepared = if self.waiters.borrow().is_empty() {
+            match self.admit(prepared, true) {
+                Ok(p) => return p,
+                Err(Refused::Closed) => return Promise::reject(&js_error("POOL_CLOSED", "")),
+                Err(Refused::Aborted(reason)) => return Promise::reject(&reason),
+                Err(Refused::Full(p)) => p,
+            }
+        } else {
+            prepared
+        };
+        self.wait_for_space(prepared)
+    }
+
     /// Queues `prepared` behind earlier waiters until there is space; the promise resolves to
     /// the task's promise once admitted. Abort and timeout while waiting reject it.
     fn wait_for_space(&self, prepared: Prepared) -> Promise {
@@ -607,18 +623,7 @@ impl JsPool {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e),
         };
-        // Nobody may overtake earlier waiters.
-        let prepared = if self.inner.waiters.borrow().is_empty() {
-            match self.inner.admit(prepared, true) {
-                Ok(p) => return p,
-                Err(Refused::Closed) => return Promise::reject(&js_error("POOL_CLOSED", "")),
-                Err(Refused::Aborted(reason)) => return Promise::reject(&reason),
-                Err(Refused::Full(p)) => p,
-            }
-        } else {
-            prepared
-        };
-        self.inner.wait_for_space(prepared)
+        self.inner.enqueue(prepared)
     }
 
     /// `submitAll(items, {signal, timeout})`: submits every item in order, each a task or a
@@ -647,31 +652,13 @@ impl JsPool {
         }
         let inner = &self.inner;
         let batch = Arc::new(Batch::new(prepared.len()));
+        // Until every item is admitted or queued, a member that completes meanwhile must ring:
+        // a later item refused for space would otherwise wait for a ring nobody owes it.
         inner.sync_waiting(1);
         let promises = js_sys::Array::new();
         for mut p in prepared {
             p.batch = Some(batch.clone());
-            // Nobody may overtake earlier waiters, nor this call's own first waiting item.
-            let p = if inner.waiters.borrow().is_empty() {
-                match inner.admit(p, true) {
-                    Ok(promise) => {
-                        promises.push(&promise);
-                        continue;
-                    }
-                    Err(Refused::Closed) => {
-                        promises.push(&Promise::reject(&js_error("POOL_CLOSED", "")));
-                        continue;
-                    }
-                    Err(Refused::Aborted(reason)) => {
-                        promises.push(&Promise::reject(&reason));
-                        continue;
-                    }
-                    Err(Refused::Full(p)) => p,
-                }
-            } else {
-                p
-            };
-            promises.push(&inner.wait_for_space(p));
+            promises.push(&inner.enqueue(p));
         }
         inner.sync_waiting(0);
         Promise::all(&promises)

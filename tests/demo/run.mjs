@@ -90,7 +90,9 @@ try {
     const text = await page.textContent('#admission');
     const [, tiles, admitted, waited] = text.match(/(\d+) tiles in one submitAll: (\d+) admitted at once, (\d+) waited/).map(Number);
     assert.equal(tiles, Math.ceil(217 / 4));
-    assert.ok(waited > 0 && admitted <= 4, `expected tiles to wait with a 2-slot queue: ${text}`);
+    // The queue starts empty, so at least its 2 slots are admitted at once; how many more the
+    // workers make room for during the call depends on timing.
+    assert.ok(waited > 0 && admitted >= 2, `expected tiles to wait with a 2-slot queue: ${text}`);
     assert.equal(admitted + waited, tiles, text);
     const depth = await page.evaluate(() => window.demo.trace().depth.map(([, q]) => q));
     assert.ok(depth.length === tiles && depth.every((q) => Number.isInteger(q) && q >= 0 && q <= 2), `queue depth per tile within capacity: ${depth}`);
