@@ -77,7 +77,13 @@ impl<T> Completions<T> {
 
     /// Takes every item pushed so far, oldest first.
     pub fn take_all(&self) -> Vec<T> {
+        self.take_all_then(|| {})
+    }
+
+    /// `take_all`, calling `taken` once the items are ours and before any node is read.
+    pub fn take_all_then(&self, taken: impl FnOnce()) -> Vec<T> {
         let mut p = self.head.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        taken();
         let mut out = Vec::new();
         while !p.is_null() {
             // SAFETY: the swap made the whole list ours; every node came from `Box::into_raw`.

@@ -189,6 +189,7 @@ impl Shared {
         let c = &self.counters;
         LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
         while let Some(task) = self.dispatch.next() {
+            backend::taken_over();
             slot.set(&task);
             if self.forced.load(Ordering::SeqCst) {
                 // `shutdown_now` raced this pop: it may have missed the task in both the ring
@@ -397,6 +398,7 @@ impl WorkerPool {
         }
         let task = Task::new(f, batch.cloned());
         let erased: TaskRef = task.clone();
+        backend::handing_over();
         if let Err(e) = self.shared.dispatch.try_push(erased) {
             let closed = matches!(e, PushError::Closed(_));
             if closed || count_full {

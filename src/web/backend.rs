@@ -127,6 +127,7 @@ fn thread_id() -> u32 {
 /// the member that finishes the batch rings once its own item is in, so at that ring every
 /// member's item is in the stack (each pushes before it counts itself done).
 pub(crate) fn deliver(shared: &Shared, task: TaskRef, fulfilled: bool) {
+    super::growth::publish();
     let d = &shared.delivery;
     let Some(batch) = task.header().batch.clone() else {
         if d.head.push(task) {
@@ -196,7 +197,20 @@ pub(crate) fn all_workers_exited(shared: &Shared) {
 
 /// Takes every delivered completion, oldest first.
 fn take_completions(shared: &Shared) -> Vec<TaskRef> {
-    shared.delivery.head.take_all()
+    // Results may lie in pages a worker added: see them before reading the nodes.
+    shared.delivery.head.take_all_then(super::growth::catch_up)
+}
+
+/// Before a task goes into the queue: its memory must be visible to the worker that takes it.
+#[inline]
+pub(crate) fn handing_over() {
+    super::growth::publish();
+}
+
+/// After a worker takes a task from the queue, before it touches it.
+#[inline]
+pub(crate) fn taken_over() {
+    super::growth::catch_up();
 }
 
 pub(crate) type Deadline = f64;
@@ -377,6 +391,8 @@ impl Main {
         slots[index].alive = true;
         slots[index].thread_memory = None;
         drop(slots);
+        // The new thread reads the pool's state first thing (`worker_entry`).
+        super::growth::publish();
         self.set.spawn(index as u32);
     }
 
@@ -590,6 +606,7 @@ unsafe fn free_thread_locals(tls: usize) {
 
 /// On a worker, inside a task: how many tasks wait in its pool's queue (the demo's queue
 /// depth chart, reported by each tile as it starts).
+#[cfg(feature = "image")]
 pub(crate) fn queued_here() -> Option<u64> {
     WORKER_SHARED.with(|w| w.borrow().as_ref().map(|s| s.stats().queued))
 }
@@ -601,6 +618,7 @@ pub(crate) fn queued_here() -> Option<u64> {
 #[doc(hidden)]
 #[wasm_bindgen(js_name = ringpool_worker_entry, skip_typescript)]
 pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
+    super::growth::catch_up();
     let shared = WORKER_SHARED.with(|w| {
         w.borrow_mut()
             .get_or_insert_with(|| {

@@ -2,6 +2,7 @@
 
 pub(crate) mod backend;
 mod codec;
+pub(crate) mod growth;
 #[cfg(feature = "image")]
 mod image;
 mod js;

@@ -10,7 +10,7 @@ const port = 18000 + Math.floor(Math.random() * 1000);
 const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise((ok) => server.stdout.once('data', ok));
 
-const files = readdirSync(new URL('../node', import.meta.url)).filter((f) => f.endsWith('.test.mjs'));
+const files = process.env.FILES ? process.env.FILES.split(',') : readdirSync(new URL('../node', import.meta.url)).filter((f) => f.endsWith('.test.mjs'));
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
 let failed = 0, passed = 0;
 try {
@@ -19,7 +19,13 @@ try {
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
   await page.goto(`http://127.0.0.1:${port}/tests/browser/index.html?files=${files.join(',')}`);
   if (!(await page.evaluate(() => crossOriginIsolated))) throw new Error('the test page is not cross-origin isolated');
-  await page.waitForFunction(() => window.__results, null, { timeout: 180_000 });
+  try {
+    await page.waitForFunction(() => window.__results, null, { timeout: Number(process.env.SUITE_TIMEOUT_MS ?? 300_000) });
+  } catch (e) {
+    // Say which test never finished: the page lists each one as it ends.
+    const done = await page.evaluate(() => document.getElementById('out').textContent).catch(() => '');
+    throw new Error(`the suite did not finish; finished so far:\n${done}`, { cause: e });
+  }
   for (const r of await page.evaluate(() => window.__results)) {
     if (r.ok) { passed++; console.log(`ok - ${r.file}: ${r.name}`); }
     else { failed++; console.log(`not ok - ${r.file}: ${r.name}\n  ${r.error.replaceAll('\n', '\n  ')}`); }
