@@ -208,6 +208,10 @@ impl Shared {
                 LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
                 return Some(task);
             }
+            if !ran {
+                // Settled while queued: no completion follows, but its slot is free now.
+                backend::skipped(self);
+            }
             self.after_run(index, task, ran, outcome);
         }
         LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);

@@ -151,6 +151,16 @@ pub(crate) fn deliver(shared: &Shared, task: TaskRef, fulfilled: bool) {
     }
 }
 
+/// A worker popped a task that was settled while it was queued (cancelled, timed out): it
+/// runs nothing and delivers nothing, but it freed a queue slot. The owner must hear of it if
+/// submissions wait for space, and the ring is the only way: its last completion drain may
+/// have come (and found the queue still full) before this pop. A skipped task is rare, so the
+/// owner is rung whether or not anything waits (checking `waiting` here would race with a
+/// submission that is about to wait).
+pub(crate) fn skipped(shared: &Shared) {
+    ring(shared);
+}
+
 /// Wakes the owner's drain from the owner thread itself (its `waitAsync` fires next turn).
 pub(crate) fn flush(shared: &Shared) {
     shared.delivery.bell.bump_and_wake(1);
@@ -241,7 +251,8 @@ pub(crate) struct Main {
     /// Keeps the owner half alive until every worker has exited, even if the pool handle is
     /// dropped: accepted tasks still run.
     keepalive: RefCell<Option<Rc<Main>>>,
-    /// Run after each drain that delivered something (the JS `Pool` admits waiting `submit`s).
+    /// Run after each drain that delivered something or found submissions waiting for space
+    /// (the JS `Pool` admits them).
     on_drain: RefCell<Option<Box<dyn Fn()>>>,
     _on_event: Closure<dyn FnMut(String, i32, String)>,
     _drain: Closure<dyn FnMut() -> bool>,
@@ -538,7 +549,8 @@ impl Main {
         for task in done {
             task.header().deliver();
         }
-        if any {
+        // Also without completions if submissions wait: the ring may say a slot was freed.
+        if any || self.shared.delivery.waiting.load(Ordering::SeqCst) > 0 {
             if let Some(f) = self.on_drain.borrow().as_ref() {
                 f();
             }

@@ -36,3 +36,26 @@ test('waiting submits honour signal and timeout, and shutdown refuses them', asy
   await blocker;
   assert.equal(await queued, 'queued');
 });
+
+test('a slot freed by a task that was settled while queued admits a waiting submit', async () => {
+  // The worker frees the slot when it pops the settled task, which it skips without a
+  // completion; the owner must still hear that there is space. Here no completion follows at
+  // all: the blocker was settled too, while it ran, so its late result is dropped.
+  const pool = await Pool.create({ workers: 1, queueCapacity: 1 });
+  const gate = pool.alloc(Int32Array, 2); // [0] released, [1] blocker running
+  const stopBlocker = new AbortController(), stopQueued = new AbortController();
+  const blocker = pool.trySubmit((g) => { Atomics.store(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); }, [gate], { signal: stopBlocker.signal });
+  while (Atomics.load(gate, 1) === 0) await Atomics.waitAsync(gate, 1, 0).value;
+  const queued = pool.trySubmit(() => 'never', [], { signal: stopQueued.signal }); // the only slot
+  const waiting = pool.submit(() => 'admitted');
+  stopQueued.abort(new Error('queued one off'));
+  assert.equal((await rejection(queued)).message, 'queued one off');
+  stopBlocker.abort(new Error('blocker off'));
+  assert.equal((await rejection(blocker)).message, 'blocker off');
+  assert.equal(pool.stats().accepted, 2, 'the submit still waits: the settled task holds the slot');
+  Atomics.store(gate, 0, 1); Atomics.notify(gate, 0);
+  assert.equal(await waiting, 'admitted');
+  const s = assertInvariant(pool);
+  assert.equal(s.cancelled, 2, JSON.stringify(s));
+  await pool.shutdown();
+});
