@@ -8,9 +8,12 @@
 //! On wasm only worker threads may block: `memory.atomic.wait32` traps on a browser main thread.
 //! The main thread only ever calls [`Futex::wake`], which is a plain `notify`.
 
+// Under loom only the modelled modules are built; the facade still offers the whole set.
 #[cfg(loom)]
+#[allow(unused_imports)]
 pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize};
 #[cfg(loom)]
+#[allow(unused_imports)]
 pub(crate) use loom::sync::{Arc, Mutex};
 #[cfg(loom)]
 pub(crate) use loom::thread::yield_now as spin_hint;
