@@ -19,6 +19,7 @@ export async function closedLoop(submit, tasks, inFlight) {
 export async function withChromium(fn) {
   const [{ chromium }, { spawn }, { fileURLToPath }] = await Promise.all([import('playwright-core'), import('node:child_process'), import('node:url')]);
   const root = fileURLToPath(new URL('..', import.meta.url));
+  await warnIfStale(['pkg', 'www/wasm']);
   const port = 18400 + Math.floor(Math.random() * 590);
   const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((ok) => server.stdout.once('data', ok));
@@ -28,5 +29,21 @@ export async function withChromium(fn) {
   } finally {
     await browser.close();
     server.kill();
+  }
+}
+
+/** (Node) Warns when a built copy is older than the newest file under src/: the single-part
+ *  scripts (`bench:demo`, `bench:node`, …) measure what is built, and only `npm run bench`
+ *  builds first. */
+export async function warnIfStale(dirs) {
+  const [{ readdirSync, statSync }, { join }, { fileURLToPath }] = await Promise.all([import('node:fs'), import('node:path'), import('node:url')]);
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const newest = (dir) => readdirSync(dir, { withFileTypes: true })
+    .reduce((m, e) => Math.max(m, e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs), 0);
+  const source = newest(join(root, 'src'));
+  for (const dir of dirs) {
+    let built = 0;
+    try { built = statSync(join(root, dir, 'ringpool_bg.wasm')).mtimeMs; } catch { /* not built */ }
+    if (built < source) console.error(`warning: ${dir}/ is older than src/ (or missing): this measures an old build; run \`node scripts/build.mjs --demo\` first (npm run bench does)`);
   }
 }

@@ -9,7 +9,9 @@ import Tinypool from 'tinypool';
 import workerpool from 'workerpool';
 import { Pool, diagnostics } from '../pkg/index.js';
 import { noop, cpu, bytes } from './tasks.mjs';
-import { closedLoop, median, pct } from './harness.mjs';
+import { closedLoop, median, pct, warnIfStale } from './harness.mjs';
+
+await warnIfStale(['pkg']);
 
 const CORES = os.availableParallelism();
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
