@@ -40,7 +40,7 @@ impl Batch {
     }
 
     /// A member will never be admitted: every later completion rings (the caller, on the
-    /// owner thread, also flushes what was pushed quietly).
+    /// owner thread, also rings for what was pushed quietly).
     pub(crate) fn member_refused(&self) {
         self.loud.store(true, Ordering::SeqCst);
         self.pending.fetch_sub(1, Ordering::SeqCst);

@@ -161,11 +161,6 @@ pub(crate) fn skipped(shared: &Shared) {
     ring(shared);
 }
 
-/// Wakes the owner's drain from the owner thread itself (its `waitAsync` fires next turn).
-pub(crate) fn flush(shared: &Shared) {
-    shared.delivery.bell.bump_and_wake(1);
-}
-
 std::thread_local! {
     /// When this worker started its current task (`Date.now()`, ms).
     static TASK_STARTED: Cell<f64> = const { Cell::new(0.0) };
@@ -186,7 +181,7 @@ pub(crate) fn task_started() {
 /// `memory.atomic.notify` is used, which costs the worker far less than a `postMessage` and,
 /// measured on the demo's 4096² blur in Chromium, gave 1.01–1.05× rayon's time where messages
 /// gave 0.94× (the owner's `waitAsync` watch is armed in both modes).
-fn ring(shared: &Shared) {
+pub(crate) fn ring(shared: &Shared) {
     let d = &shared.delivery;
     // On the owner thread itself (cancel, timeout, crash) the bell is the only way: its own
     // pending `waitAsync` wakes on the next turn.

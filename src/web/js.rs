@@ -420,11 +420,11 @@ impl Inner {
     }
 
     /// A `submitAll` member will never run: its batch turns loud, and completions already
-    /// pushed quietly are flushed to this thread.
+    /// pushed quietly are rung for (on this thread `ring` uses the bell: its drain runs next turn).
     fn refused(&self, batch: Option<&Arc<Batch>>) {
         if let Some(b) = batch {
             b.member_refused();
-            crate::web::backend::flush(&self.pool.shared);
+            crate::web::backend::ring(&self.pool.shared);
         }
     }
 
