@@ -6,7 +6,8 @@
 // found (bench/README.md).
 //   node bench/demo-ab.mjs                         (ringpool vs rayon, 60 pairs)
 //   MODES=ringpool-each,ringpool N=80 TILE=32 node bench/demo-ab.mjs
-import { readdirSync, readFileSync } from 'node:fs';
+//   OUT=ratios.json node bench/demo-ab.mjs          (also writes the paired ratios, for pooling runs)
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { median, withChromium } from './harness.mjs';
 
 const N = Number(process.env.N ?? 60), TILE = Number(process.env.TILE ?? 64), SIZE = Number(process.env.SIZE ?? 4096);
@@ -64,6 +65,7 @@ await withChromium(async (browser, base) => {
       'worker CPU ms': med((x) => x.workers.cpu).toFixed(1), 'workers preempted': med((x) => x.workers.preempted), 'workers waiting for a core ms': med((x) => x.workers.wait).toFixed(1) }];
   })));
   const ratios = runs[B].map((x, i) => x.ms / runs[A][i].ms).sort((a, b) => a - b);
+  if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify(runs[B].map((x, i) => x.ms / runs[A][i].ms)));
   const q = (p) => ratios[Math.floor(p * (ratios.length - 1))].toFixed(3);
   const geo = Math.exp(ratios.reduce((s, x) => s + Math.log(x), 0) / ratios.length);
   console.log(`${A} vs ${B} (time of ${B} / time of ${A} in the same pair, > 1: ${A} faster): median ${q(0.5)}, quartiles ${q(0.25)}–${q(0.75)}, geometric mean ${geo.toFixed(3)}`);

@@ -50,6 +50,21 @@ test('__proto__ keys stay plain data and never pollute prototypes', async () => 
   assert.equal(Object.getPrototypeOf(out.p), Object.prototype);
 });
 
+test('a setter planted on Object.prototype never sees a result key', async () => {
+  // Results are rebuilt with plain assignment where that is the same as defining a data
+  // property; a key the prototype has (here a hostile setter) must still become own data.
+  let calls = 0;
+  Object.defineProperty(Object.prototype, 'planted', { set() { calls++; }, get() { return 'from prototype'; }, configurable: true });
+  try {
+    const out = await pool.trySubmit(() => ({ planted: 1, plain: 2, toString: 3 }));
+    assert.equal(calls, 0);
+    assert.ok(Object.hasOwn(out, 'planted'));
+    assert.deepEqual([out.planted, out.plain, out.toString], [1, 2, 3]);
+  } finally {
+    delete Object.prototype.planted;
+  }
+});
+
 test('bad options are refused', async () => {
   for (const [opts, Ctor] of [[{ timeout: -1 }, RangeError], [{ timeout: 'soon' }, TypeError], [{ signal: {} }, TypeError], [7, TypeError]]) {
     assert.ok(await rejection(pool.trySubmit(() => 1, [], opts)) instanceof Ctor);
