@@ -61,6 +61,27 @@ impl<T> Completions<T> {
         self.publish(item);
     }
 
+    /// Delivers a member of a completion group (a `submitAll` batch): pushes `item` (quietly
+    /// if `quiet`), then calls `done`, which counts the member done and says whether it was
+    /// the group's last. `true` if the caller must ring, once, now: its push needs a ring, or
+    /// it finished the group.
+    ///
+    /// The last member rings even when its own push needed a ring anyway: the drain answering
+    /// that push's ring may come before the other members push (quietly, onto the emptied
+    /// stack), and only a ring after `done` comes after every member's push. (An earlier
+    /// version rang at the push and skipped the last ring then; a worker preempted between
+    /// the two lost the batch's items — `tests/loom.rs`, `loud_member_pushed_first`.)
+    pub fn push_member(&self, item: T, quiet: bool, done: impl FnOnce() -> bool) -> bool {
+        let must = if quiet {
+            self.push_quiet(item);
+            false
+        } else {
+            self.push(item)
+        };
+        let last = done();
+        must || last
+    }
+
     /// Links `item` on top; `true` if the stack was empty.
     fn publish(&self, item: T) -> bool {
         let node = Box::into_raw(Box::new(Node { next: std::ptr::null_mut(), item }));

@@ -136,17 +136,7 @@ pub(crate) fn deliver(shared: &Shared, task: TaskRef, fulfilled: bool) {
         return;
     };
     let quiet = fulfilled && !batch.is_loud() && d.waiting.load(Ordering::SeqCst) == 0;
-    let rang = if quiet {
-        d.head.push_quiet(task);
-        false
-    } else {
-        let first = d.head.push(task);
-        if first {
-            ring(shared);
-        }
-        first
-    };
-    if batch.member_done() && !rang {
+    if d.head.push_member(task, quiet, || batch.member_done()) {
         ring(shared);
     }
 }

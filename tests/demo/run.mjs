@@ -108,6 +108,26 @@ try {
     assert.equal(admitted, tiles, `every tile is admitted in the end: ${text}`);
   });
 
+  await check('150 rounds of backpressure and new pools: every run settles', async () => {
+    // submitAll's members complete loudly while items wait for space and quietly after; a
+    // member that rang at its own push and finished the batch later skipped the batch's last
+    // ring, so a worker preempted in between stranded the rest (this loop hung within 250
+    // runs on that build; tests/loom.rs has the exact interleaving). Each run gets a watchdog
+    // far above its few milliseconds, so a hang fails with its place instead of the suite's.
+    for (let i = 0; i < 150; i++) {
+      for (const [mode, queue] of [['ringpool', 2], ['ringpool-each', 2], ['ringpool', 256]]) {
+        const o = { filter: 'blur', mode, workers: 2, queue, width: 333, height: 217, tileRows: 4, params: { radius: 5 }, show: false };
+        const r = await page.evaluate((o) => Promise.race([window.demo.run(o), new Promise((ok) => setTimeout(() => ok(null), 20_000))]), o);
+        if (!r) {
+          await page.reload(); // the hung run holds the page's run lock: later checks get a fresh page
+          await page.evaluate(() => window.demo.ready);
+          assert.fail(`run ${i} (${mode}, queue ${queue}) did not settle`);
+        }
+        assert.equal(r.checksum, sums.blur['wasm-single'], `run ${i} (${mode}, queue ${queue})`);
+      }
+    }
+  });
+
   await check('the result canvas is not blank (screenshot)', async () => {
     await page.evaluate(() => window.demo.run({ filter: 'sobel', mode: 'ringpool', width: 640, height: 400 }));
     const shot = await page.locator('#stage').screenshot();
