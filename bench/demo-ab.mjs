@@ -64,8 +64,9 @@ await withChromium(async (browser, base) => {
     return [m, { 'wall ms': med((x) => x.ms).toFixed(1), 'page thread CPU ms': med((x) => x.page.cpu).toFixed(1), 'page thread wake-ups': med((x) => x.page.sleeps),
       'worker CPU ms': med((x) => x.workers.cpu).toFixed(1), 'workers preempted': med((x) => x.workers.preempted), 'workers waiting for a core ms': med((x) => x.workers.wait).toFixed(1) }];
   })));
-  const ratios = runs[B].map((x, i) => x.ms / runs[A][i].ms).sort((a, b) => a - b);
-  if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify(runs[B].map((x, i) => x.ms / runs[A][i].ms)));
+  const paired = runs[B].map((x, i) => x.ms / runs[A][i].ms);
+  if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify(paired));
+  const ratios = [...paired].sort((a, b) => a - b);
   const q = (p) => ratios[Math.floor(p * (ratios.length - 1))].toFixed(3);
   const geo = Math.exp(ratios.reduce((s, x) => s + Math.log(x), 0) / ratios.length);
   console.log(`${A} vs ${B} (time of ${B} / time of ${A} in the same pair, > 1: ${A} faster): median ${q(0.5)}, quartiles ${q(0.25)}–${q(0.75)}, geometric mean ${geo.toFixed(3)}`);

@@ -32,14 +32,15 @@ export async function withChromium(fn) {
   }
 }
 
-/** (Node) Warns when a built copy is older than the newest file under src/: the single-part
- *  scripts (`bench:demo`, `bench:node`, …) measure what is built, and only `npm run bench`
- *  builds first. */
+/** (Node) Warns when a built copy is older than the newest source file under src/ (notes such
+ *  as src/README.md do not count): the single-part scripts (`bench:demo`, `bench:node`, …)
+ *  measure what is built, and only `npm run bench` builds first. */
 export async function warnIfStale(dirs) {
   const [{ readdirSync, statSync }, { join }, { fileURLToPath }] = await Promise.all([import('node:fs'), import('node:path'), import('node:url')]);
   const root = fileURLToPath(new URL('..', import.meta.url));
   const newest = (dir) => readdirSync(dir, { withFileTypes: true })
-    .reduce((m, e) => Math.max(m, e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs), 0);
+    .reduce((m, e) => Math.max(m, e.isDirectory() ? newest(join(dir, e.name))
+      : e.name.endsWith('.md') ? 0 : statSync(join(dir, e.name)).mtimeMs), 0);
   const source = newest(join(root, 'src'));
   for (const dir of dirs) {
     let built = 0;

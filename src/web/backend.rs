@@ -124,8 +124,8 @@ fn thread_id() -> u32 {
 
 /// Hands a settled task to the owner thread. A member of a `submitAll` batch that fulfilled
 /// is pushed quietly unless the owner must be awake anyway (to admit waiting submissions);
-/// the member that finishes the batch rings once its own item is in, so at that ring every
-/// member's item is in the stack (each pushes before it counts itself done).
+/// `Completions::push_member` rings after the member counts itself done, so the ring of the
+/// member that finishes the batch comes after every member's push.
 pub(crate) fn deliver(shared: &Shared, task: TaskRef, fulfilled: bool) {
     super::growth::publish();
     let d = &shared.delivery;
