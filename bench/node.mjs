@@ -2,13 +2,13 @@
 // same tasks in flight and the same task bodies (bench/tasks.mjs). Every round builds each
 // pool afresh, in a rotated order, so drift on this shared machine hits all peers alike;
 // medians over rounds are reported. `node bench/node.mjs` prints tables; `run()` is what
-// bench/run.mjs calls. SCENARIOS=noop,cpu ROUNDS=3 narrow it down.
+// bench/run.mjs calls. SCENARIOS=noop,record,cpu ROUNDS=3 narrow it down.
 import os from 'node:os';
 import Piscina from 'piscina';
 import Tinypool from 'tinypool';
 import workerpool from 'workerpool';
 import { Pool, diagnostics } from '../pkg/index.js';
-import { noop, cpu, bytes } from './tasks.mjs';
+import { noop, cpu, bytes, record } from './tasks.mjs';
 import { closedLoop, median, pct, warnIfStale } from './harness.mjs';
 
 await warnIfStale(['pkg']);
@@ -16,7 +16,7 @@ await warnIfStale(['pkg']);
 const CORES = os.availableParallelism();
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const workerFile = new URL('./peers/worker.mjs', import.meta.url);
-const bodies = { noop, cpu, bytes };
+const bodies = { noop, cpu, bytes, record };
 
 // Each peer: `make(workers)` → { run(name, arg), close() }.
 const PEERS = {
@@ -114,6 +114,9 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
     const variants = peersFor('noop', undefined);
     variants['ringpool (Rust task)'] = { peer: 'ringpool', rust: diagnostics.noop };
     add(await scenario('noop', { workers, tasks: 20_000, inFlight: 64, lat: 2_000, variants }), 'no-op task');
+  }
+  if (want('record')) {
+    add(await scenario('record', { workers, tasks: 20_000, inFlight: 64, lat: 1_000, variants: peersFor('record', 7) }), 'object result (six keys and a nested array)');
   }
   const n = calibrate(100);
   if (want('cpu')) {

@@ -106,6 +106,10 @@ ${table(['target', 'measured', 'wanted', ''], targets.map((t) => [t.name, `${t.v
 
 ${nodeTable(noop)}
 
+**Node, object result** (\`record(i)\`: six keys and a nested array; ${node.cores} workers, 64 in flight)
+
+${nodeTable(sc.record)}
+
 **Node, ~100 µs CPU task** (\`cpu(${node.cpuIterations})\`)
 
 ${nodeTable(sc.cpu)}

@@ -10,6 +10,11 @@ export function cpu(n) {
   return x;
 }
 
+/** A small record, the kind of result a task usually returns: six keys, a nested array. */
+export function record(i) {
+  return { id: i, name: 'tile', x: 1.5, y: 2.5, ok: true, tags: ['a', 'b'] };
+}
+
 /** Touches a typed array argument (first, last, length), so it must have arrived. */
 export function bytes(a) {
   return a.length + a[0] + a[a.length - 1];

@@ -16,19 +16,34 @@ use wasm_bindgen::JsCast;
 // Everything here may meet hostile values (getters and proxies that throw, detached
 // buffers): each import that touches a value is `catch`, so a throw becomes a `TypeError`
 // naming the path instead of unwinding through Rust.
+// What `v` is, as a number (the `Kind` enum in Rust). Never throws for a primitive; for an
+// object it may (a revoked proxy), and the caller reads it inside a catch.
 export function kindOf(v) {
-  if (Array.isArray(v)) return 'array';
-  if (v instanceof Map) return 'map';
-  if (v instanceof Set) return 'set';
-  if (v instanceof Date) return 'date';
-  if (v instanceof ArrayBuffer) return 'arraybuffer';
-  if (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer) return 'arraybuffer';
-  if (ArrayBuffer.isView(v)) return 'view';
-  if (v instanceof Error) return 'error';
+  switch (typeof v) {
+    case 'undefined': return v === undefined ? 0 : 19;
+    case 'boolean': return 2;
+    case 'number': return 3;
+    case 'string': return 4;
+    case 'bigint': return 5;
+    case 'function': return 6;
+    case 'symbol': return 7;
+    case 'object': break;
+    default: return 19;
+  }
+  if (v === null) return 1;
+  if (Array.isArray(v)) return 8;
+  if (v instanceof Map) return 9;
+  if (v instanceof Set) return 10;
+  if (v instanceof Date) return 11;
+  if (v instanceof ArrayBuffer) return 12;
+  if (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer) return 12;
+  if (ArrayBuffer.isView(v)) return 13;
+  if (v instanceof Error) return 14;
   const proto = Object.getPrototypeOf(v);
-  if (proto === Object.prototype || proto === null) return 'object';
-  return 'instance:' + (proto?.constructor?.name || 'unknown');
+  if (proto === Object.prototype || proto === null) return 15;
+  return 16;
 }
+export function instanceName(v) { return Object.getPrototypeOf(v)?.constructor?.name || 'unknown'; }
 export function arrayItems(a) { return Array.prototype.slice.call(a); }
 export function ownKeys(o) { return Object.keys(o); }
 export function property(o, k) { return o[k]; }
@@ -69,7 +84,9 @@ export function describeThrow(e) {
 ")]
 extern "C" {
     #[wasm_bindgen(js_name = kindOf, catch)]
-    fn kind_of(v: &JsValue) -> Result<String, JsValue>;
+    fn kind_of(v: &JsValue) -> Result<u32, JsValue>;
+    #[wasm_bindgen(js_name = instanceName, catch)]
+    fn instance_name(v: &JsValue) -> Result<String, JsValue>;
     #[wasm_bindgen(js_name = arrayItems, catch)]
     fn array_items(a: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = ownKeys, catch)]
@@ -138,15 +155,56 @@ fn key(k: &str) -> JsValue {
     })
 }
 
+/// Where a value sits in its payload (`args[0].tiles[3]`). Built on the stack as the reader
+/// descends and rendered only for an error message: a payload that reads cleanly makes no
+/// path strings (they were an allocation per property and per array item).
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root(&'a str),
+    Index(&'a Path<'a>, usize),
+    Key(&'a Path<'a>, &'a str),
+}
+
+impl Path<'_> {
+    fn render(&self) -> String {
+        match self {
+            Path::Root(p) => (*p).to_owned(),
+            Path::Index(parent, i) => format!("{}[{i}]", parent.render()),
+            Path::Key(parent, k) => child_path(&parent.render(), k),
+        }
+    }
+}
+
+/// `kindOf`'s answers.
+mod kind {
+    pub const UNDEFINED: u32 = 0;
+    pub const NULL: u32 = 1;
+    pub const BOOLEAN: u32 = 2;
+    pub const NUMBER: u32 = 3;
+    pub const STRING: u32 = 4;
+    pub const BIGINT: u32 = 5;
+    pub const FUNCTION: u32 = 6;
+    pub const SYMBOL: u32 = 7;
+    pub const ARRAY: u32 = 8;
+    pub const MAP: u32 = 9;
+    pub const SET: u32 = 10;
+    pub const DATE: u32 = 11;
+    pub const ARRAY_BUFFER: u32 = 12;
+    pub const VIEW: u32 = 13;
+    pub const ERROR: u32 = 14;
+    pub const PLAIN_OBJECT: u32 = 15;
+    pub const INSTANCE: u32 = 16;
+}
+
 /// A value whose inspection threw (a getter, a proxy trap, a detached buffer).
-fn threw(path: &str, e: JsValue) -> CodecError {
-    CodecError::Unsupported { path: path.to_owned(), what: format!("reading it threw ({})", describe_throw(&e)) }
+fn threw(path: &Path<'_>, e: JsValue) -> CodecError {
+    CodecError::Unsupported { path: path.render(), what: format!("reading it threw ({})", describe_throw(&e)) }
 }
 
 /// A copy of `args` if it is an array (`None` if not), made in one call on the admission
 /// path: getters run once, inside a catch.
 pub(crate) fn array_copy(args: &JsValue) -> Result<Option<Array>, CodecError> {
-    let copy = args_array(args).map_err(|e| threw("args", e))?;
+    let copy = args_array(args).map_err(|e| threw(&Path::Root("args"), e))?;
     Ok(if copy.is_null() { None } else { Some(copy.unchecked_into()) })
 }
 
@@ -159,46 +217,36 @@ pub(crate) fn from_js(
     is_pool_view: &dyn Fn(&JsValue) -> Option<u32>,
 ) -> Result<Value, CodecError> {
     let mut stack = Vec::new();
-    read(v, path, 0, budget, &mut stack, is_pool_view)
+    read(v, &Path::Root(path), 0, budget, &mut stack, is_pool_view)
 }
 
 fn read(
     v: &JsValue,
-    path: &str,
+    path: &Path<'_>,
     depth: usize,
     budget: &mut Budget,
     stack: &mut Vec<JsValue>,
     is_pool_view: &dyn Fn(&JsValue) -> Option<u32>,
 ) -> Result<Value, CodecError> {
-    let p = || path.to_owned();
+    let p = || path.render();
     budget.charge(8, &p)?;
-    if v.is_undefined() {
-        return Ok(Value::Undefined);
-    }
-    if v.is_null() {
-        return Ok(Value::Null);
-    }
-    if let Some(b) = v.as_bool() {
-        return Ok(Value::Bool(b));
-    }
-    if let Some(n) = v.as_f64() {
-        return Ok(Value::Number(n));
-    }
-    if let Some(s) = v.as_string() {
-        budget.charge(s.len(), &p)?;
-        return Ok(Value::String(s));
-    }
-    if v.is_bigint() {
-        return Ok(Value::BigInt(bigint_to_string(v)));
-    }
-    if v.is_function() {
-        return Err(CodecError::Unsupported { path: p(), what: "a function".into() });
-    }
-    if v.is_symbol() {
-        return Err(CodecError::Unsupported { path: p(), what: "a symbol".into() });
-    }
-    if !v.is_object() {
-        return Err(CodecError::Unsupported { path: p(), what: format!("a {}", v.js_typeof().as_string().unwrap_or_default()) });
+    // One crossing says what `v` is; a primitive then needs at most one more for its value.
+    let k = kind_of(v).map_err(|e| threw(path, e))?;
+    match k {
+        kind::UNDEFINED => return Ok(Value::Undefined),
+        kind::NULL => return Ok(Value::Null),
+        kind::BOOLEAN => return Ok(Value::Bool(v.is_truthy())),
+        kind::NUMBER => return Ok(Value::Number(v.unchecked_into_f64())),
+        kind::STRING => {
+            let s = v.as_string().unwrap_or_default();
+            budget.charge(s.len(), &p)?;
+            return Ok(Value::String(s));
+        }
+        kind::BIGINT => return Ok(Value::BigInt(bigint_to_string(v))),
+        kind::FUNCTION => return Err(CodecError::Unsupported { path: p(), what: "a function".into() }),
+        kind::SYMBOL => return Err(CodecError::Unsupported { path: p(), what: "a symbol".into() }),
+        kind::ARRAY..=kind::INSTANCE => {}
+        _ => return Err(CodecError::Unsupported { path: p(), what: format!("a {}", v.js_typeof().as_string().unwrap_or_default()) }),
     }
     if stack.iter().any(|s| Object::is(s, v)) {
         return Err(CodecError::TooDeep { path: p(), cyclic: true });
@@ -206,23 +254,22 @@ fn read(
     if depth >= MAX_DEPTH {
         return Err(CodecError::TooDeep { path: p(), cyclic: false });
     }
-    let kind = kind_of(v).map_err(|e| threw(path, e))?;
     let children = |items: &Array, stack: &mut Vec<JsValue>, budget: &mut Budget| -> Result<Vec<Value>, CodecError> {
         stack.push(v.clone());
         let out = items
             .iter()
             .enumerate()
-            .map(|(i, item)| read(&item, &format!("{path}[{i}]"), depth + 1, budget, stack, is_pool_view))
+            .map(|(i, item)| read(&item, &Path::Index(path, i), depth + 1, budget, stack, is_pool_view))
             .collect();
         stack.pop();
         out
     };
-    Ok(match kind.as_str() {
+    Ok(match k {
         // Copies first (`slice`, `Array.from`): getters run once, in our catch, and the copy is
         // a plain array that iterating cannot throw on.
-        "array" => Value::Array(children(&array_items(v).map_err(|e| threw(path, e))?, stack, budget)?),
-        "set" => Value::Set(children(&set_values(v).map_err(|e| threw(path, e))?, stack, budget)?),
-        "map" => {
+        kind::ARRAY => Value::Array(children(&array_items(v).map_err(|e| threw(path, e))?, stack, budget)?),
+        kind::SET => Value::Set(children(&set_values(v).map_err(|e| threw(path, e))?, stack, budget)?),
+        kind::MAP => {
             let flat = map_entries(v).map_err(|e| threw(path, e))?;
             let items = children(&flat, stack, budget)?;
             let mut it = items.into_iter();
@@ -232,13 +279,13 @@ fn read(
             }
             Value::Map(pairs)
         }
-        "date" => Value::Date(date_time(v).map_err(|e| threw(path, e))?),
-        "arraybuffer" => {
+        kind::DATE => Value::Date(date_time(v).map_err(|e| threw(path, e))?),
+        kind::ARRAY_BUFFER => {
             let bytes = buffer_bytes(v).map_err(|e| threw(path, e))?;
             budget.charge(bytes.length() as usize, &p)?;
             Value::ArrayBuffer(bytes.to_vec())
         }
-        "view" => {
+        kind::VIEW => {
             let name = view_name(v).map_err(|e| threw(path, e))?;
             let Some(tk) = TypedKind::from_name(&name) else {
                 return Err(CodecError::Unsupported { path: p(), what: format!("a {name}") });
@@ -251,26 +298,27 @@ fn read(
                 Value::Typed(tk, bytes.to_vec())
             }
         }
-        "error" => {
+        kind::ERROR => {
             let get = |k: &str| property(v, &k.into()).ok().and_then(|s| s.as_string()).unwrap_or_default();
             Value::Error { name: get("name"), message: get("message"), stack: get("stack") }
         }
-        "object" => {
+        kind::PLAIN_OBJECT => {
             let keys = own_keys(v).map_err(|e| threw(path, e))?;
             stack.push(v.clone());
             let mut fields = Vec::with_capacity(keys.length() as usize);
             for k in keys.iter() {
                 let key = k.as_string().unwrap_or_default();
                 budget.charge(key.len(), &p)?;
-                let child_path = child_path(path, &key);
+                let child_path = Path::Key(path, &key);
                 let child = property(v, &k).map_err(|e| threw(&child_path, e))?;
-                fields.push((key, read(&child, &child_path, depth + 1, budget, stack, is_pool_view)?));
+                let value = read(&child, &child_path, depth + 1, budget, stack, is_pool_view)?;
+                fields.push((key, value));
             }
             stack.pop();
             Value::Object(fields)
         }
-        other => {
-            let name = other.strip_prefix("instance:").unwrap_or(other);
+        _ => {
+            let name = instance_name(v).map_err(|e| threw(path, e))?;
             return Err(CodecError::Unsupported {
                 path: p(),
                 what: format!("an instance of {name} (only plain objects cross; DOM objects and class instances do not)"),

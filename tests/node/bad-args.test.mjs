@@ -27,6 +27,28 @@ test('functions, symbols, class instances and cycles are refused, naming the arg
   assert.equal(pool.stats().accepted, 1);
 });
 
+test('the error names the exact place deep inside an argument or a result', async () => {
+  // Paths are built only when something is refused: check that what they say is still exact.
+  const throwing = { ok: 1, get bad() { throw new Error('no reading me'); } };
+  const sneaky = new (class Sneaky {})();
+  Object.defineProperty(Object.getPrototypeOf(sneaky), 'constructor', { get() { throw new Error('nope'); } });
+  for (const [args, Ctor, message] of [
+    [[1, { list: [0, { 'a b': [7, () => 1] }] }], TypeError, 'args[1].list[1]["a b"][1] cannot be sent to a worker: a function'],
+    [[new Map([['k', [1, Symbol('s')]]])], TypeError, 'args[0][1][1] cannot be sent to a worker: a symbol'],
+    [[{ rows: [throwing] }], TypeError, 'args[0].rows[0].bad cannot be sent to a worker: reading it threw (Error: no reading me)'],
+    [[{ x: sneaky }], TypeError, 'args[0].x cannot be sent to a worker: reading it threw (Error: nope)'],
+    [[{ '1x': { y: 1n, z: [new (class Pt {})()] } }], TypeError, 'args[0]["1x"].z[0] cannot be sent to a worker: an instance of Pt'],
+  ]) {
+    const err = await rejection(pool.trySubmit((...a) => a.length, args));
+    assert.ok(err instanceof Ctor, `${err}`);
+    assert.ok(err.message.startsWith(message), `${err.message}\n  should start with\n${message}`);
+  }
+  const fromWorker = await rejection(pool.trySubmit(() => ({ tiles: [{ ok: true }, { ok: true, f: Math.max }] })));
+  assert.ok(fromWorker instanceof TypeError, `${fromWorker}`);
+  assert.ok(fromWorker.message.startsWith('result.tiles[1].f cannot be sent'), fromWorker.message);
+  assert.deepEqual(await pool.trySubmit((a) => a, [{ a: [1, 'two', null, undefined, true, 3n] }]), { a: [1, 'two', null, undefined, true, 3n] });
+});
+
 test('deeply nested and oversized payloads are refused with RangeError', async () => {
   let deep = 0;
   for (let i = 0; i < 500; i++) deep = [deep];
