@@ -571,7 +571,10 @@ std::thread_local! {
 #[wasm_bindgen(js_name = ringpool_worker_start, skip_typescript)]
 pub fn worker_start(tls_base: u32, stack_alloc: u32) {
     #[cfg(feature = "worker-alloc")]
-    super::worker_alloc::learn_slab(tls_base as usize, stack_alloc as usize);
+    {
+        super::worker_alloc::may_wait();
+        super::worker_alloc::learn_slab(tls_base as usize, stack_alloc as usize);
+    }
     #[cfg(not(feature = "worker-alloc"))]
     let _ = (tls_base, stack_alloc);
 }

@@ -26,11 +26,24 @@
 //! capacity from the thread's TLS block and frees it ([`free_slab`]). If the search is not
 //! conclusive (another wasm-bindgen layout), nothing is learnt and the slab stays as before.
 //!
+//! ## The heap lock
+//!
+//! std's wasm allocator guards its one heap with a bare spin lock (a `swap` loop): it cannot
+//! sleep, since the browser's main thread may not `Atomics.wait`. With more threads than cores
+//! (the page's thread and the workers on two cores) a thread that holds it can be descheduled,
+//! and everyone who wants memory spins through their time slices meanwhile: in a stream of
+//! object results the owner's frees and the workers' allocations met there for 7–11 % of each
+//! thread's CPU (Node profile). So the heap is entered through [`HeapLock`] first (std's lock
+//! is then never contended): a short spin, after which a worker sleeps on the lock word and
+//! leaves the core to the holder; threads that may not sleep (the owner, any non-pool thread)
+//! keep spinning, but only on a load.
+//!
 //! Enabled by the `worker-alloc` feature (the npm package's build). A Rust application that
 //! picks its own global allocator leaves it off.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use wasm_bindgen::JsValue;
 
 /// wasm-bindgen's default thread stack: its size and alignment.
@@ -46,6 +59,71 @@ const KEPT: usize = 32;
 static SLOTS: [AtomicUsize; KEPT] = [const { AtomicUsize::new(0) }; KEPT];
 
 pub struct WorkerAlloc;
+
+/// The heap's lock word: 0 free, 1 held, 2 held and a worker may be asleep on it
+/// (Drepper's "futexes are tricky", mutex 2).
+static HEAP: AtomicI32 = AtomicI32::new(0);
+/// Polls of the lock word before a worker sleeps: a heap operation takes well under a
+/// microsecond, so a lock still held after this many is held by a thread that is not running.
+const HEAP_SPINS: u32 = 200;
+
+std::thread_local! {
+    /// This thread may block in `memory.atomic.wait32` (a pool worker; see [`may_wait`]).
+    static MAY_WAIT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks the calling thread (a pool worker) as one that may sleep while the heap is busy.
+pub(crate) fn may_wait() {
+    MAY_WAIT.with(|w| w.set(true));
+}
+
+/// Held while this module calls into `System`; see the module notes.
+struct HeapLock;
+
+impl HeapLock {
+    #[inline]
+    fn lock() -> HeapLock {
+        if HEAP.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+            Self::lock_contended();
+        }
+        HeapLock
+    }
+
+    #[cold]
+    fn lock_contended() {
+        for _ in 0..HEAP_SPINS {
+            std::hint::spin_loop();
+            if HEAP.load(Ordering::Relaxed) == 0 && HEAP.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+                return;
+            }
+        }
+        if MAY_WAIT.with(Cell::get) {
+            // Taken as 2 from here on: whoever holds it then must wake a sleeper on release.
+            while HEAP.swap(2, Ordering::Acquire) != 0 {
+                // SAFETY: a wait on a live static's word; only pool workers get here, and they
+                // may block.
+                unsafe { core::arch::wasm32::memory_atomic_wait32(HEAP.as_ptr(), 2, -1) };
+            }
+        } else {
+            loop {
+                if HEAP.load(Ordering::Relaxed) == 0 && HEAP.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+                    return;
+                }
+                std::hint::spin_loop();
+            }
+        }
+    }
+}
+
+impl Drop for HeapLock {
+    #[inline]
+    fn drop(&mut self) {
+        if HEAP.swap(0, Ordering::Release) == 2 {
+            // SAFETY: notify on a live static's word; allowed on every thread.
+            unsafe { core::arch::wasm32::memory_atomic_notify(HEAP.as_ptr(), 1) };
+        }
+    }
+}
 
 fn is_stack(layout: Layout) -> bool {
     layout.size() == STACK_BYTES && layout.align() == STACK_ALIGN
@@ -65,7 +143,10 @@ unsafe impl GlobalAlloc for WorkerAlloc {
             }
         }
         // SAFETY: forwarded with the caller's layout.
-        let p = unsafe { System.alloc(layout) };
+        let p = unsafe {
+            let _heap = HeapLock::lock();
+            System.alloc(layout)
+        };
         record(p, layout);
         p
     }
@@ -83,7 +164,10 @@ unsafe impl GlobalAlloc for WorkerAlloc {
             return p;
         }
         // SAFETY: forwarded with the caller's layout.
-        let p = unsafe { System.alloc_zeroed(layout) };
+        let p = unsafe {
+            let _heap = HeapLock::lock();
+            System.alloc_zeroed(layout)
+        };
         record(p, layout);
         p
     }
@@ -96,6 +180,7 @@ unsafe impl GlobalAlloc for WorkerAlloc {
                 }
             }
         }
+        let _heap = HeapLock::lock();
         // SAFETY: `ptr` came from `System` with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -114,6 +199,7 @@ unsafe impl GlobalAlloc for WorkerAlloc {
             }
             return new;
         }
+        let _heap = HeapLock::lock();
         // SAFETY: neither side is a stack block: plain `System` memory.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
