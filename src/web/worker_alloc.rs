@@ -36,7 +36,10 @@
 //! thread's CPU (Node profile). So the heap is entered through [`HeapLock`] first (std's lock
 //! is then never contended): a short spin, after which a worker sleeps on the lock word and
 //! leaves the core to the holder; threads that may not sleep (the owner, any non-pool thread)
-//! keep spinning, but only on a load.
+//! keep spinning, but only on a load. Measured (Node, interleaved A/B, 10 rounds of 20,000
+//! tasks): 3–4 % less CPU per task for no-op, object-result and Rust tasks, throughput within
+//! the VM's noise. The contention itself stays (the owner frees what workers allocated); fewer
+//! allocations per result is what shrinks it.
 //!
 //! Enabled by the `worker-alloc` feature (the npm package's build). A Rust application that
 //! picks its own global allocator leaves it off.
