@@ -96,6 +96,9 @@ pub enum Value {
     Typed(TypedKind, Vec<u8>),
     /// A view of pool memory, passed by reference: byte offset and element count.
     Shared(TypedKind, u32, u32),
+    /// A JSON-shaped array or plain object as JSON text (see `web/codec.rs`): rebuilt with
+    /// one `JSON.parse` instead of a crossing per node.
+    Json(String),
     /// A thrown `Error` (or an error value): its name, message and stack.
     Error { name: String, message: String, stack: String },
 }
@@ -148,6 +151,16 @@ impl Default for Budget {
 }
 
 impl Budget {
+    /// Bytes still allowed.
+    pub fn remaining(&self) -> usize {
+        self.0
+    }
+
+    /// A budget with `bytes` left (what a payload read another way leaves over).
+    pub fn with_remaining(bytes: usize) -> Self {
+        Budget(bytes)
+    }
+
     /// Charges `bytes`, failing once the payload would exceed the limit.
     pub fn charge(&mut self, bytes: usize, path: &dyn Fn() -> String) -> Result<(), CodecError> {
         match self.0.checked_sub(bytes) {
