@@ -59,7 +59,8 @@ export function instanceName(v) { return Object.getPrototypeOf(v)?.constructor?.
 // per node. `undefined` means not JSON-shaped (or over `budget`, deeper than `depth`): the
 // general reader then runs and says exactly why, if anything is wrong. It never runs a getter:
 // an accessor property sends the payload to the general reader, which runs each getter once
-// (an array element that is an accessor, or a proxy's traps, may run twice). The cost it
+// (a proxy's traps may run twice). A data property is still read with `v[k]`, as the general
+// reader does, so a proxy's `get` trap answers on both paths alike. The cost it
 // returns is what the general reader charges for the same value (8 bytes per value plus the
 // UTF-8 bytes of strings and keys), so the payload limit is the same either way.
 export function jsonOf(v, budget, depth) {
@@ -88,7 +89,7 @@ function jsonWalk(v, depth, st) {
     for (let i = 0; i < v.length; i++) {
       const d = Object.getOwnPropertyDescriptor(v, i);
       if (d === undefined || !('value' in d)) return undefined;
-      const item = jsonWalk(d.value, depth + 1, st);
+      const item = jsonWalk(v[i], depth + 1, st);
       if (item === undefined || st.cost > st.budget) return undefined;
       out += i === 0 ? item : ',' + item;
     }
@@ -103,7 +104,7 @@ function jsonWalk(v, depth, st) {
     const n = utf8Length(k);
     if (n < 0) return undefined;
     st.cost += n;
-    const item = jsonWalk(d.value, depth + 1, st);
+    const item = jsonWalk(v[k], depth + 1, st);
     if (item === undefined || st.cost > st.budget) return undefined;
     out += (first ? '' : ',') + JSON.stringify(k) + ':' + item;
     first = false;

@@ -40,6 +40,9 @@ test('JSON-shaped values and their near misses cross exactly, both ways', async 
     { ...json, map: new Map([[1, 2]]) },
     Object.assign(Object.create(null), json),
   ];
+  // A proxy's get trap answers on either path, as it always has.
+  const proxied = new Proxy({ a: 1, b: [2] }, { get: (t, k) => (k === 'a' ? 42 : t[k]) });
+  assert.deepEqual(await pool.trySubmit(echo, [proxied]), { a: 42, b: [2] });
   for (const v of [json, [json, json], ...nearMisses]) {
     const back = await pool.trySubmit(echo, [v]);
     if (v === nearMisses[4]) {
