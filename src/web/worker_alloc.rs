@@ -88,33 +88,33 @@ struct HeapLock;
 impl HeapLock {
     #[inline]
     fn lock() -> HeapLock {
-        if HEAP.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+        if !Self::try_take() {
             Self::lock_contended();
         }
         HeapLock
     }
 
+    /// Takes a free lock as 1; reads before it writes, so spinners share the line.
+    #[inline]
+    fn try_take() -> bool {
+        HEAP.load(Ordering::Relaxed) == 0 && HEAP.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok()
+    }
+
     #[cold]
     fn lock_contended() {
-        for _ in 0..HEAP_SPINS {
+        let may_wait = MAY_WAIT.with(Cell::get);
+        let mut polls = 0;
+        while !Self::try_take() {
             std::hint::spin_loop();
-            if HEAP.load(Ordering::Relaxed) == 0 && HEAP.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
-                return;
-            }
-        }
-        if MAY_WAIT.with(Cell::get) {
-            // Taken as 2 from here on: whoever holds it then must wake a sleeper on release.
-            while HEAP.swap(2, Ordering::Acquire) != 0 {
-                // SAFETY: a wait on a live static's word; only pool workers get here, and they
-                // may block.
-                unsafe { core::arch::wasm32::memory_atomic_wait32(HEAP.as_ptr(), 2, -1) };
-            }
-        } else {
-            loop {
-                if HEAP.load(Ordering::Relaxed) == 0 && HEAP.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
-                    return;
+            polls += 1;
+            if may_wait && polls >= HEAP_SPINS {
+                // Taken as 2 from here on: whoever holds it then must wake a sleeper on release.
+                while HEAP.swap(2, Ordering::Acquire) != 0 {
+                    // SAFETY: a wait on a live static's word; only pool workers get here, and
+                    // they may block.
+                    unsafe { core::arch::wasm32::memory_atomic_wait32(HEAP.as_ptr(), 2, -1) };
                 }
-                std::hint::spin_loop();
+                return;
             }
         }
     }
