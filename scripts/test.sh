@@ -92,6 +92,7 @@ fi
 if want demo; then
 section "demo: the image page end to end in headless Chromium (every filter x mode, checksums vs native)"
 node tests/demo/run.mjs
+node tests/demo/ui.mjs
 fi
 
 if want vite; then

@@ -77,7 +77,12 @@ function useSample(width, height) {
 }
 
 async function openFile(file) {
-  const bitmap = await createImageBitmap(file);
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file);
+  } catch (e) {
+    throw new TypeError(`${file.name} is not an image this browser can decode (${e.message})`);
+  }
   const { width, height } = bitmap;
   if (width > 16384 || height > 16384 || width * height > 7680 * 4320 * 2) {
     throw new RangeError(`${file.name} is ${width}×${height}; the demo takes up to 16384 px a side and 66 megapixels`);
@@ -274,8 +279,11 @@ function exclusive(job) {
   return next;
 }
 
+let lastTrace = null;
+
 /** Draws a finished run: the output, its timeline and queue depth, the admission line. */
 function show(opts, r) {
+  lastTrace = r.trace;
   paint('after', picture.dst);
   drawTimeline(r.trace, r.threads);
   drawDepth(r.trace);
@@ -301,10 +309,9 @@ function guard(job) {
   return () => exclusive(job).catch((e) => { setStatus(`${e.name}: ${e.message}`, true); });
 }
 
-let lastTrace = null;
 window.demo = {
   ready,
-  /** The last run's trace: tiles ({worker, start, end, y0, y1}), queue depth samples, start, end. */
+  /** The last run's trace (hook or button): tiles ({worker, start, end, y0, y1}), queue depth samples, start, end. */
   trace: () => lastTrace,
   /** A copy of the last output's RGBA bytes. */
   output: () => picture.dst.slice(),

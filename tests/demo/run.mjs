@@ -4,13 +4,10 @@
 // match the native Rust reference (examples/image_reference.rs); the plain-JS kernel agrees to
 // within rounding; a full queue is handled with backpressure; the result canvas is not blank;
 // without COOP/COEP the page explains what is missing.
-import { chromium } from 'playwright-core';
-import { spawn, execFileSync } from 'node:child_process';
-import { inflateSync } from 'node:zlib';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
+import { checks, openDemo, pngData, root, startDemo } from './harness.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const FILTERS = ['grayscale', 'blur', 'sharpen', 'sobel', 'emboss'];
 const MODES = ['ringpool', 'ringpool-each', 'wasm-single', 'js', 'rayon'];
 // Odd sizes and a band height that does not divide them exercise every remainder path.
@@ -19,35 +16,11 @@ const W = 333, H = 217, RADIUS = 5, AMOUNT = 1.5, TILE = 16;
 const reference = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '--features', 'image', '--example', 'image_reference', '--',
   String(W), String(H), String(RADIUS), String(AMOUNT), String(TILE)], { cwd: root, encoding: 'utf8' }));
 
-const port = 18500 + Math.floor(Math.random() * 400);
-const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
-await new Promise((ok) => server.stdout.once('data', ok));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
-
-let passed = 0, failed = 0;
-async function check(name, fn) {
-  try { await fn(); passed++; console.log(`ok - ${name}`); }
-  catch (e) { failed++; console.log(`not ok - ${name}\n  ${String(e?.stack ?? e).replaceAll('\n', '\n  ')}`); }
-}
-
-// Distinct byte values in the inflated image data of a PNG: a blank picture has a handful.
-function pngVariety(png) {
-  const idat = [];
-  for (let at = 8; at < png.length;) {
-    const len = png.readUInt32BE(at), type = png.toString('latin1', at + 4, at + 8);
-    if (type === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
-    at += 12 + len;
-  }
-  return new Set(inflateSync(Buffer.concat(idat))).size;
-}
+const { base, browser, close } = await startDemo();
+const { check, done } = checks('demo');
 
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-  await page.goto(`http://127.0.0.1:${port}/`);
-  await page.evaluate(() => window.demo.ready);
+  const { page, errors } = await openDemo(browser, base);
 
   const sums = {};
   await check('every filter runs in every mode', async () => {
@@ -131,7 +104,7 @@ try {
   await check('the result canvas is not blank (screenshot)', async () => {
     await page.evaluate(() => window.demo.run({ filter: 'sobel', mode: 'ringpool', width: 640, height: 400 }));
     const shot = await page.locator('#stage').screenshot();
-    const variety = pngVariety(shot);
+    const variety = new Set(pngData(shot)).size; // a blank picture has a handful
     assert.ok(variety > 32, `only ${variety} distinct byte values in the screenshot`);
   });
 
@@ -139,7 +112,7 @@ try {
 
   await check('without COOP/COEP the page explains which headers are missing', async () => {
     const bare = await browser.newPage();
-    await bare.goto(`http://127.0.0.1:${port}/no-isolation/`);
+    await bare.goto(`${base}/no-isolation/`);
     await bare.waitForSelector('#isolation', { state: 'visible', timeout: 30_000 });
     const text = await bare.textContent('#isolation');
     assert.match(text, /Cross-Origin-Opener-Policy: same-origin/);
@@ -148,8 +121,6 @@ try {
     await bare.close();
   });
 } finally {
-  await browser.close();
-  server.kill();
+  await close();
 }
-console.log(`demo: ${passed} passed, ${failed} failed`);
-process.exit(failed || !passed ? 1 : 0);
+done();

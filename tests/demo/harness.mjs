@@ -1,0 +1,80 @@
+// What the demo's end-to-end files share: scripts/serve.mjs on a random port, Debian's
+// Chromium under playwright-core, and a tiny TAP-like check runner.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { deflateSync, inflateSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Serves the repository's www/ (COOP/COEP) and starts headless Chromium. */
+export async function startDemo() {
+  const port = 18000 + Math.floor(Math.random() * 900);
+  const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((ok) => server.stdout.once('data', ok));
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
+  return { base: `http://127.0.0.1:${port}`, browser, close: async () => { await browser.close(); server.kill(); } };
+}
+
+/** A page of the demo, ready to run, that records console errors and uncaught exceptions. */
+export async function openDemo(browser, base, viewport = { width: 1280, height: 1000 }) {
+  const page = await browser.newPage({ viewport });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  await page.goto(`${base}/`);
+  await page.evaluate(() => window.demo.ready);
+  return { page, errors };
+}
+
+/** Runs named checks, printing `ok`/`not ok` for each; `done()` exits with the verdict. */
+export function checks(suite) {
+  let passed = 0, failed = 0;
+  return {
+    async check(name, fn) {
+      try { await fn(); passed++; console.log(`ok - ${name}`); }
+      catch (e) { failed++; console.log(`not ok - ${name}\n  ${String(e?.stack ?? e).replaceAll('\n', '\n  ')}`); }
+    },
+    done() {
+      console.log(`${suite}: ${passed} passed, ${failed} failed`);
+      process.exit(failed || !passed ? 1 : 0);
+    },
+  };
+}
+
+/** The concatenated, inflated image data of a PNG (each row still led by its filter byte). */
+export function pngData(png) {
+  const idat = [];
+  for (let at = 8; at < png.length;) {
+    const len = png.readUInt32BE(at), type = png.toString('latin1', at + 4, at + 8);
+    if (type === 'IDAT') idat.push(png.subarray(at + 8, at + 8 + len));
+    at += 12 + len;
+  }
+  return inflateSync(Buffer.concat(idat));
+}
+
+const CRC = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+const crc32 = (buf) => { let c = ~0; for (const b of buf) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8); return ~c >>> 0; };
+
+/** A PNG (8-bit RGBA, no colour-space chunks, so decoders keep the bytes) of `rgba`. */
+export function encodePng(width, height, rgba) {
+  const chunk = (type, data) => {
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    out.write(type, 4, 'latin1');
+    data.copy(out, 8);
+    out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8);
+  const rows = Buffer.alloc((width * 4 + 1) * height);
+  for (let y = 0; y < height; y++) Buffer.from(rgba.buffer, rgba.byteOffset + y * width * 4, width * 4).copy(rows, y * (width * 4 + 1) + 1);
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
