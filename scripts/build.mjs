@@ -53,5 +53,17 @@ function build(outDir, features) {
   console.log(`built ${merged.name}@${merged.version} (features: ${features}) in ${outDir}/`);
 }
 
-build('pkg', 'image,worker-alloc');
-if (demo) build('www/wasm', 'demo-rayon,worker-alloc');
+if (process.argv.includes('--no-simd')) {
+  // bench/simd.mjs: the demo's build without simd128 (target/no-simd/wasm/, served at
+  // /no-simd/), to measure what the SIMD paths give. Its own target dir keeps the main build's
+  // cache. RUSTFLAGS replaces the config's wasm32 flags (a target env var would be merged
+  // with them), so they are repeated here without `+simd128`.
+  const config = readFileSync(join(root, '.cargo/config.toml'), 'utf8');
+  const flags = [...config.match(/rustflags = \[([^\]]*)\]/)[1].matchAll(/"([^"]+)"/g)].map((m) => m[1].replace(',+simd128', ''));
+  process.env.RUSTFLAGS = flags.join(' ');
+  process.env.CARGO_TARGET_DIR = join(root, 'target/no-simd/cargo');
+  build('target/no-simd/wasm', 'demo-rayon,worker-alloc');
+} else {
+  build('pkg', 'image,worker-alloc');
+  if (demo) build('www/wasm', 'demo-rayon,worker-alloc');
+}

@@ -26,6 +26,9 @@ function resolve(url) {
   if (path.startsWith(`${strict}/`)) path = path.slice(strict.length);
   if (path.includes('..')) return null;
   if (path.startsWith('/pkg/')) return join(root, path);
+  // bench/simd.mjs: the same page on the build without SIMD (scripts/build.mjs --no-simd).
+  if (path.startsWith('/no-simd/wasm/')) return join(root, 'target/no-simd/wasm', path.slice('/no-simd/wasm/'.length));
+  if (path.startsWith('/no-simd/')) path = path.slice('/no-simd'.length);
   // The browser run of the behaviour suite (tests/browser/run.mjs) is served from here too.
   if (path.startsWith('/tests/browser/') || path.startsWith('/tests/node/') || path.startsWith('/tests/soak/')) return join(root, path);
   // The browser benchmark (bench/browser.mjs) and the one peer it loads from node_modules.

@@ -6,10 +6,12 @@
 //! the nearest edge pixel) but write only inside it. Pointwise kernels ([`Filter::Grayscale`])
 //! may also run in place.
 //!
-//! The wasm `simd128` path and the scalar path perform the same IEEE operations in the same
-//! order (no fused multiply-add, weights from [`gaussian_weights`] without `libm`), so every
+//! Blur, sharpen, Sobel and emboss have `simd128` paths (`mod simd`) that cover the body of
+//! each row; edges and remainders go through the scalar code. Both perform the same IEEE
+//! operations in the same order (no fused multiply-add, weights from [`gaussian_weights`]
+//! without `libm`; Sobel and emboss are integer sums until one exact conversion), so every
 //! platform produces the same bytes: the demo compares checksums of ringpool, single-threaded
-//! wasm, wasm-bindgen-rayon and a native build.
+//! wasm, wasm-bindgen-rayon and a native build. `npm run bench:simd` measures what SIMD gives.
 
 use std::fmt;
 
@@ -286,12 +288,17 @@ fn blur_row<'a>(img: &Img<'a>, w: &[f32], radius: usize, sharpen: Option<f32>, y
         None => horizontal(padded, w, out),
         Some(amount) => {
             horizontal_into(padded, w, acc);
-            let orig = img.row(y as isize);
-            for i in 0..n {
-                let o = orig[i] as f32;
-                out[i] = if i % 4 == 3 { orig[i] } else { to_u8(o + amount * (o - acc[i])) };
-            }
+            unsharp(img.row(y as isize), acc, amount, out);
         }
+    }
+}
+
+/// `out = to_u8(o + amount · (o − blurred))` per colour channel of `orig`; alpha kept.
+fn unsharp(orig: &[u8], blurred: &[f32], amount: f32, out: &mut [u8]) {
+    let done = simd::unsharp(orig, blurred, amount, out);
+    for i in done..out.len() {
+        let o = orig[i] as f32;
+        out[i] = if i % 4 == 3 { orig[i] } else { to_u8(o + amount * (o - blurred[i])) };
     }
 }
 
@@ -320,7 +327,8 @@ fn horizontal(padded: &[f32], w: &[f32], out: &mut [u8]) {
 
 /// The horizontal pass without rounding (sharpen needs the blurred value).
 fn horizontal_into(padded: &[f32], w: &[f32], out: &mut [f32]) {
-    for x in 0..out.len() / 4 {
+    let done = simd::horizontal_f32(padded, w, out);
+    for x in done..out.len() / 4 {
         for c in 0..4 {
             out[x * 4 + c] = hsum(padded, w, x, c);
         }
@@ -350,11 +358,14 @@ fn sobel(img: &Img<'_>, band: &mut [u8], y0: usize, y1: usize) {
     }
 }
 
-/// One row of Sobel from three luma rows (not inlined, see [`blur_row`]).
+/// One row of Sobel from three luma rows (not inlined, see [`blur_row`]); SIMD for the
+/// pixels whose neighbours are inside the row, as in [`emboss_row`].
 #[inline(never)]
 fn sobel_row(up: &[i32], mid: &[i32], down: &[i32], alpha: &[u8], out: &mut [u8]) {
     let wd = mid.len();
-    for x in 0..wd {
+    let first = if wd > 2 { 1 } else { wd };
+    let done = first + simd::sobel([up, mid, down], alpha, first, out);
+    for x in (0..first).chain(done..wd) {
         let (l, r) = (x.saturating_sub(1), (x + 1).min(wd - 1));
         let gx = (up[r] + 2 * mid[r] + down[r]) - (up[l] + 2 * mid[l] + down[l]);
         let gy = (down[l] + 2 * down[x] + down[r]) - (up[l] + 2 * up[x] + up[r]);
@@ -372,17 +383,22 @@ fn emboss(img: &Img<'_>, band: &mut [u8], y0: usize, y1: usize) {
     }
 }
 
-/// One row of emboss (not inlined, see [`blur_row`]).
+/// The emboss kernel, `K[ky][kx]` weighs the pixel at `(x + kx − 1, y + ky − 1)`.
+const EMBOSS: [[i32; 3]; 3] = [[-2, -1, 0], [-1, 1, 1], [0, 1, 2]];
+
+/// One row of emboss (not inlined, see [`blur_row`]). The SIMD path takes the pixels whose
+/// neighbours are all inside the row; the edges (clamped) and the rest are scalar.
 #[inline(never)]
 fn emboss_row(rows: [&[u8]; 3], wd: usize, out: &mut [u8]) {
-    const K: [[i32; 3]; 3] = [[-2, -1, 0], [-1, 1, 1], [0, 1, 2]];
-    for x in 0..wd {
+    let first = if wd > 2 { 1 } else { wd };
+    let done = first + simd::emboss(rows, first, wd, out);
+    for x in (0..first).chain(done..wd) {
         let xs = [x.saturating_sub(1), x, (x + 1).min(wd - 1)];
         for c in 0..3 {
             let mut s = 0i32;
             for (ky, row) in rows.iter().enumerate() {
                 for (kx, &xx) in xs.iter().enumerate() {
-                    s += K[ky][kx] * row[xx * 4 + c] as i32;
+                    s += EMBOSS[ky][kx] * row[xx * 4 + c] as i32;
                 }
             }
             out[x * 4 + c] = s.clamp(0, 255) as u8;
@@ -395,6 +411,13 @@ fn emboss_row(rows: [&[u8]; 3], wd: usize, out: &mut [u8]) {
 mod simd {
     use core::arch::wasm32::*;
 
+    /// 16 bytes as four `f32x4` (exact: every byte is a small integer).
+    #[inline(always)]
+    fn widen(v: v128) -> [v128; 4] {
+        let (lo, hi) = (u16x8_extend_low_u8x16(v), u16x8_extend_high_u8x16(v));
+        [u32x4_extend_low_u16x8(lo), u32x4_extend_high_u16x8(lo), u32x4_extend_low_u16x8(hi), u32x4_extend_high_u16x8(hi)].map(|p| f32x4_convert_u32x4(p))
+    }
+
     /// The vertical pass over whole 16-byte chunks; returns how many bytes it covered.
     pub(super) fn vertical(rows: &[&[u8]], w: &[f32], acc: &mut [f32]) -> usize {
         let chunks = acc.len() / 16;
@@ -405,11 +428,9 @@ mod simd {
                 let bytes = &row[base..base + 16];
                 // SAFETY: `bytes` is 16 bytes long; v128_load allows unaligned addresses.
                 let v = unsafe { v128_load(bytes.as_ptr() as *const v128) };
-                let (lo, hi) = (u16x8_extend_low_u8x16(v), u16x8_extend_high_u8x16(v));
-                let parts = [u32x4_extend_low_u16x8(lo), u32x4_extend_high_u16x8(lo), u32x4_extend_low_u16x8(hi), u32x4_extend_high_u16x8(hi)];
                 let wk = f32x4_splat(w[k]);
-                for (ai, p) in a.iter_mut().zip(parts) {
-                    *ai = f32x4_add(*ai, f32x4_mul(wk, f32x4_convert_u32x4(p)));
+                for (ai, p) in a.iter_mut().zip(widen(v)) {
+                    *ai = f32x4_add(*ai, f32x4_mul(wk, p));
                 }
             }
             let out = &mut acc[base..base + 16];
@@ -421,29 +442,139 @@ mod simd {
         chunks * 16
     }
 
+    /// Four output pixels from `x = 4q`: each lane is `Σ_k w[k] · padded[(x + k)·4 + c]`,
+    /// summed in order of `k` from 0.0, as `hsum` does.
+    #[inline(always)]
+    fn quad(padded: &[f32], w: &[f32], q: usize) -> [v128; 4] {
+        let mut px = [f32x4_splat(0.0); 4];
+        for (k, &wk) in w.iter().enumerate() {
+            let wk = f32x4_splat(wk);
+            for (p, acc) in px.iter_mut().enumerate() {
+                let at = (q * 4 + p + k) * 4;
+                let src = &padded[at..at + 4];
+                // SAFETY: `src` is four f32s; unaligned loads are allowed.
+                let v = unsafe { v128_load(src.as_ptr() as *const v128) };
+                *acc = f32x4_add(*acc, f32x4_mul(wk, v));
+            }
+        }
+        px
+    }
+
+    /// `to_u8` of 16 channel values: `+ 0.5`, truncate saturating, then clamp to 0..=255 by
+    /// the saturating narrowings (what `as i32` and `clamp` do in the scalar path).
+    #[inline(always)]
+    fn round_bytes(v: [v128; 4]) -> v128 {
+        let half = f32x4_splat(0.5);
+        let ints = v.map(|v| i32x4_trunc_sat_f32x4(f32x4_add(v, half)));
+        u8x16_narrow_i16x8(i16x8_narrow_i32x4(ints[0], ints[1]), i16x8_narrow_i32x4(ints[2], ints[3]))
+    }
+
     /// The horizontal pass four pixels at a time; returns how many pixels it covered.
     pub(super) fn horizontal(padded: &[f32], w: &[f32], out: &mut [u8]) -> usize {
         let quads = out.len() / 16;
-        let half = f32x4_splat(0.5);
         for q in 0..quads {
-            let mut px = [f32x4_splat(0.0); 4];
-            for (k, &wk) in w.iter().enumerate() {
-                let wk = f32x4_splat(wk);
-                for (p, acc) in px.iter_mut().enumerate() {
-                    let at = (q * 4 + p + k) * 4;
-                    let src = &padded[at..at + 4];
-                    // SAFETY: `src` is four f32s; unaligned loads are allowed.
-                    let v = unsafe { v128_load(src.as_ptr() as *const v128) };
-                    *acc = f32x4_add(*acc, f32x4_mul(wk, v));
-                }
-            }
-            let ints = px.map(|v| i32x4_trunc_sat_f32x4(f32x4_add(v, half)));
-            let bytes = u8x16_narrow_i16x8(i16x8_narrow_i32x4(ints[0], ints[1]), i16x8_narrow_i32x4(ints[2], ints[3]));
+            let bytes = round_bytes(quad(padded, w, q));
             let dst = &mut out[q * 16..q * 16 + 16];
             // SAFETY: `dst` is 16 bytes long; unaligned stores are allowed.
             unsafe { v128_store(dst.as_mut_ptr() as *mut v128, bytes) };
         }
         quads * 4
+    }
+
+    /// The horizontal pass without rounding (sharpen's blur); returns how many pixels it covered.
+    pub(super) fn horizontal_f32(padded: &[f32], w: &[f32], out: &mut [f32]) -> usize {
+        let quads = out.len() / 16;
+        for q in 0..quads {
+            for (p, v) in quad(padded, w, q).into_iter().enumerate() {
+                let dst = &mut out[q * 16 + p * 4..q * 16 + p * 4 + 4];
+                // SAFETY: `dst` is four f32s; unaligned stores are allowed.
+                unsafe { v128_store(dst.as_mut_ptr() as *mut v128, v) };
+            }
+        }
+        quads * 4
+    }
+
+    /// Emboss of pixels `from..`, four at a time while the right neighbour stays inside the
+    /// row (`from >= 1`): |sum| <= 9 · 255 fits i16, and the saturating narrowing is the
+    /// scalar path's clamp. Returns how many pixels it covered.
+    pub(super) fn emboss(rows: [&[u8]; 3], from: usize, wd: usize, out: &mut [u8]) -> usize {
+        let quads = wd.saturating_sub(from + 1) / 4;
+        let alpha = u32x4_splat(0xff00_0000);
+        for q in 0..quads {
+            let b = (from + q * 4) * 4;
+            let (mut lo, mut hi) = (i16x8_splat(0), i16x8_splat(0));
+            for (ky, row) in rows.iter().enumerate() {
+                for kx in 0..3 {
+                    let at = b + kx * 4 - 4;
+                    // `at + 16 <= (from + 4q + 5) · 4 <= wd · 4`: the slice is in the row.
+                    // SAFETY: a 16-byte slice; unaligned loads are allowed.
+                    let v = unsafe { v128_load(row[at..at + 16].as_ptr() as *const v128) };
+                    let k = i16x8_splat(super::EMBOSS[ky][kx] as i16);
+                    lo = i16x8_add(lo, i16x8_mul(k, u16x8_extend_low_u8x16(v)));
+                    hi = i16x8_add(hi, i16x8_mul(k, u16x8_extend_high_u8x16(v)));
+                }
+            }
+            // SAFETY: a 16-byte slice; unaligned loads are allowed.
+            let mid = unsafe { v128_load(rows[1][b..b + 16].as_ptr() as *const v128) };
+            let bytes = v128_bitselect(mid, u8x16_narrow_i16x8(lo, hi), alpha);
+            let dst = &mut out[b..b + 16];
+            // SAFETY: `dst` is 16 bytes long; unaligned stores are allowed.
+            unsafe { v128_store(dst.as_mut_ptr() as *mut v128, bytes) };
+        }
+        quads * 4
+    }
+
+    /// Sobel of pixels `from..` over luma rows, four at a time while the right neighbour stays
+    /// inside the row (`from >= 1`). `gx² + gy² < 2^24`, so its f32 is exact, and `sqrt`,
+    /// `min` and the rounding are the scalar path's operations. Returns pixels covered.
+    pub(super) fn sobel(rows: [&[i32]; 3], alpha: &[u8], from: usize, out: &mut [u8]) -> usize {
+        let wd = rows[1].len();
+        let quads = wd.saturating_sub(from + 1) / 4;
+        let load = |row: &[i32], at: usize| {
+            // SAFETY: four i32s; unaligned loads are allowed.
+            unsafe { v128_load(row[at..at + 4].as_ptr() as *const v128) }
+        };
+        let two = |v: v128| i32x4_shl(v, 1);
+        for q in 0..quads {
+            let x = from + q * 4;
+            let [up, mid, down] = rows.map(|r| [load(r, x - 1), load(r, x), load(r, x + 1)]);
+            let gx = i32x4_sub(i32x4_add(i32x4_add(up[2], two(mid[2])), down[2]), i32x4_add(i32x4_add(up[0], two(mid[0])), down[0]));
+            let gy = i32x4_sub(i32x4_add(i32x4_add(down[0], two(down[1])), down[2]), i32x4_add(i32x4_add(up[0], two(up[1])), up[2]));
+            let m = f32x4_min(f32x4_sqrt(f32x4_convert_i32x4(i32x4_add(i32x4_mul(gx, gx), i32x4_mul(gy, gy)))), f32x4_splat(255.0));
+            let v = i32x4_trunc_sat_f32x4(f32x4_add(m, f32x4_splat(0.5)));
+            // SAFETY: a 16-byte slice; unaligned loads are allowed.
+            let a = unsafe { v128_load(alpha[x * 4..x * 4 + 16].as_ptr() as *const v128) };
+            let px = v128_or(i32x4_mul(v, i32x4_splat(0x01_0101)), v128_and(a, u32x4_splat(0xff00_0000)));
+            let dst = &mut out[x * 4..x * 4 + 16];
+            // SAFETY: `dst` is 16 bytes long; unaligned stores are allowed.
+            unsafe { v128_store(dst.as_mut_ptr() as *mut v128, px) };
+        }
+        quads * 4
+    }
+
+    /// Unsharp mask over whole 16-byte chunks (same operations as the scalar loop, alpha
+    /// taken from `orig`); returns how many bytes it covered.
+    pub(super) fn unsharp(orig: &[u8], blurred: &[f32], amount: f32, out: &mut [u8]) -> usize {
+        let chunks = out.len() / 16;
+        let amount = f32x4_splat(amount);
+        let alpha = u32x4_splat(0xff00_0000);
+        for ci in 0..chunks {
+            let base = ci * 16;
+            // SAFETY: `orig[base..base + 16]` is in bounds; unaligned loads are allowed.
+            let o = unsafe { v128_load(orig[base..base + 16].as_ptr() as *const v128) };
+            let mut sharp = widen(o);
+            for (i, s) in sharp.iter_mut().enumerate() {
+                let b = &blurred[base + i * 4..base + i * 4 + 4];
+                // SAFETY: `b` is four f32s; unaligned loads are allowed.
+                let b = unsafe { v128_load(b.as_ptr() as *const v128) };
+                *s = f32x4_add(*s, f32x4_mul(amount, f32x4_sub(*s, b)));
+            }
+            let bytes = v128_bitselect(o, round_bytes(sharp), alpha);
+            let dst = &mut out[base..base + 16];
+            // SAFETY: `dst` is 16 bytes long; unaligned stores are allowed.
+            unsafe { v128_store(dst.as_mut_ptr() as *mut v128, bytes) };
+        }
+        chunks * 16
     }
 }
 
@@ -453,6 +584,18 @@ mod simd {
         0
     }
     pub(super) fn horizontal(_: &[f32], _: &[f32], _: &mut [u8]) -> usize {
+        0
+    }
+    pub(super) fn horizontal_f32(_: &[f32], _: &[f32], _: &mut [f32]) -> usize {
+        0
+    }
+    pub(super) fn unsharp(_: &[u8], _: &[f32], _: f32, _: &mut [u8]) -> usize {
+        0
+    }
+    pub(super) fn emboss(_: [&[u8]; 3], _: usize, _: usize, _: &mut [u8]) -> usize {
+        0
+    }
+    pub(super) fn sobel(_: [&[i32]; 3], _: &[u8], _: usize, _: &mut [u8]) -> usize {
         0
     }
 }

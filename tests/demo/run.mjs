@@ -44,6 +44,35 @@ try {
     }
   });
 
+  await check('blur and sharpen at their parameter extremes match the native reference byte for byte', async () => {
+    // Amount 16 saturates most channels at 0 or 255 (the SIMD path clamps by saturating
+    // narrowings, the scalar one with clamp); radius 64 on a 61-row picture reads clamped
+    // border rows for every tap; 97 px is 388 bytes, so each row ends in a scalar remainder.
+    for (const [radius, amount] of [[1, 16], [64, 16], [3, 0], [2, 7.3]]) {
+      const ref = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '--features', 'image', '--example', 'image_reference', '--',
+        '97', '61', String(radius), String(amount), '5'], { cwd: root, encoding: 'utf8' }));
+      for (const filter of ['blur', 'sharpen']) {
+        for (const mode of ['ringpool', 'wasm-single']) {
+          const r = await page.evaluate((o) => window.demo.run(o), { filter, mode, workers: 2, width: 97, height: 61, tileRows: 5, params: { radius, amount }, show: false });
+          assert.equal(r.checksum, ref[filter], `${filter} radius ${radius} amount ${amount} (${mode})`);
+        }
+      }
+    }
+  });
+
+  await check('every kernel matches the native reference on pictures 1 to 17 px wide (SIMD bodies, scalar edges)', async () => {
+    // The SIMD paths take whole groups of 4 pixels (sobel and emboss: only those whose
+    // neighbours are inside the row); these widths leave every split of edge, body and rest.
+    for (const width of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 17]) {
+      const ref = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '--features', 'image', '--example', 'image_reference', '--',
+        String(width), '6', '2', '3.5', '2'], { cwd: root, encoding: 'utf8' }));
+      for (const filter of FILTERS) {
+        const r = await page.evaluate((o) => window.demo.run(o), { filter, mode: 'ringpool', workers: 2, width, height: 6, tileRows: 2, params: { radius: 2, amount: 3.5 }, show: false });
+        assert.equal(r.checksum, ref[filter], `${filter}, ${width} px wide`);
+      }
+    }
+  });
+
   await check('the plain-JS kernels compute the same images (within rounding)', async () => {
     for (const filter of FILTERS) {
       const diff = await page.evaluate(async (o) => {

@@ -40,6 +40,21 @@ test('every kernel gives the same bytes in 9-row bands on 2 workers as in one ba
   await pool.shutdown();
 });
 
+test('kernels that keep alpha keep it exactly, on a picture whose alpha varies', async () => {
+  const { pool, src, dst } = await setup();
+  for (let i = 0; i < W * H; i++) src[i * 4 + 3] = (i * 37 + (i >> 3)) & 255;
+  const keeping = { ...kernels, sharpen: (s, d, y0, y1) => image.sharpen(s, d, W, H, 3, 16, y0, y1) };
+  delete keeping.blur; // blur smooths all four channels
+  for (const [name, make] of Object.entries(keeping)) {
+    const out = dst();
+    await Promise.all([0, 30].map((y0) => pool.trySubmit(make(src, out, y0, y0 ? H : 30))));
+    const wrong = [];
+    for (let i = 3; i < out.length && wrong.length < 3; i += 4) if (out[i] !== src[i]) wrong.push(`pixel ${(i - 3) / 4}: ${out[i]} for ${src[i]}`);
+    assert.deepEqual(wrong, [], name);
+  }
+  await pool.shutdown();
+});
+
 test('grayscale in place on a view, and the result is gray with alpha kept', async () => {
   const { pool, src } = await setup(1);
   const copy = pool.alloc(Uint8Array, W * H * 4);
