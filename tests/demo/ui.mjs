@@ -70,6 +70,36 @@ try {
     return { width: c.width, height: c.height, px: Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data) };
   });
 
+  /** The timeline as drawn for `lanes` workers, checked against the last run's trace: a
+   *  worker's lane has tile colours exactly when the trace says it ran tiles. Also counts the
+   *  depth chart's blue line. */
+  async function timeline(lanes) {
+    const drawn = await page.evaluate((lanes) => {
+      const trace = window.demo.trace();
+      const c = document.getElementById('timeline'), g = c.getContext('2d');
+      const laneH = Math.min(30, (c.height - 16) / lanes);
+      // Tiles are drawn in saturated colours right of the 40-px label column; text is grey.
+      const coloured = (y0, y1) => {
+        const d = g.getImageData(40, y0, c.width - 44, y1 - y0).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i + 3] && Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 60) n++;
+        return n;
+      };
+      const depth = document.getElementById('depth'), dg = depth.getContext('2d').getImageData(0, 0, depth.width, depth.height).data;
+      let blue = 0;
+      for (let i = 0; i < dg.length; i += 4) if (dg[i + 3] && dg[i + 2] > 150 && dg[i] < 80) blue++;
+      const ws = [...Array(lanes).keys()];
+      return { workers: ws.map((w) => trace.tiles.filter((t) => t.worker === w).length), lanes: ws.map((w) => coloured(4 + w * laneH, 4 + (w + 1) * laneH - 3)),
+        outside: trace.tiles.filter((t) => !(t.worker >= 0 && t.worker < lanes)).length, blue };
+    }, lanes);
+    assert.equal(drawn.outside, 0, `tiles of workers outside 0..${lanes - 1}`);
+    drawn.workers.forEach((n, w) => {
+      if (n) assert.ok(drawn.lanes[w] > 0, `worker ${w} ran ${n} tiles but its lane has ${drawn.lanes[w]} coloured pixels`);
+      else assert.equal(drawn.lanes[w], 0, `worker ${w} ran no tile but its lane is drawn`);
+    });
+    return drawn;
+  }
+
   const photo = { width: 301, height: 199 };
   photo.px = pattern(photo.width, photo.height, 1);
 
@@ -169,31 +199,23 @@ try {
     assert.equal(tiles, 768 / 8);
     assert.equal(admitted, tiles);
     assert.ok(refused > 0, admission);
-    const drawn = await page.evaluate(() => {
-      const trace = window.demo.trace();
-      const c = document.getElementById('timeline'), g = c.getContext('2d');
-      const laneH = Math.min(30, (c.height - 16) / 2);
-      // Tiles are drawn in saturated colours right of the 40-px label column; text is grey.
-      const coloured = (y0, y1) => {
-        const d = g.getImageData(40, y0, c.width - 44, y1 - y0).data;
-        let n = 0;
-        for (let i = 0; i < d.length; i += 4) if (d[i + 3] && Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 60) n++;
-        return n;
-      };
-      const depth = document.getElementById('depth'), dg = depth.getContext('2d').getImageData(0, 0, depth.width, depth.height).data;
-      let blue = 0;
-      for (let i = 0; i < dg.length; i += 4) if (dg[i + 3] && dg[i + 2] > 150 && dg[i] < 80) blue++;
-      return { workers: [0, 1].map((w) => trace.tiles.filter((t) => t.worker === w).length), lanes: [0, 1].map((w) => coloured(4 + w * laneH, 4 + (w + 1) * laneH - 3)), blue };
-    });
-    for (const w of [0, 1]) {
-      if (drawn.workers[w]) assert.ok(drawn.lanes[w] > 100, `worker ${w} ran ${drawn.workers[w]} tiles but its lane has ${drawn.lanes[w]} coloured pixels`);
-      else assert.equal(drawn.lanes[w], 0, `worker ${w} ran no tile but its lane is drawn`);
-    }
+    const drawn = await timeline(2);
     assert.equal(drawn.workers[0] + drawn.workers[1], tiles);
     assert.ok(drawn.blue > 50, `the queue depth line: ${drawn.blue} pixels`);
     const all = await runForm({ mode: 'ringpool', queue: 2 });
     assert.equal(all.error, false, all.text);
     assert.match(await page.textContent('#admission'), /^96 tiles in one submitAll: \d+ admitted at once, \d+ waited for queue space$/);
+  });
+
+  await check('the worker count comes from the form: 1 and 3 workers, each worker\'s tiles in its own lane', async () => {
+    for (const workers of [1, 3]) {
+      const r = await runForm({ mode: 'ringpool', filter: 'emboss', workers, 'tile-rows': 8, queue: 256 });
+      assert.equal(r.error, false, r.text);
+      assert.equal(r.cells[1], String(workers), 'threads column');
+      assert.match(r.text, new RegExp(`on ${workers} threads?`));
+      const drawn = await timeline(workers);
+      assert.equal(drawn.workers.reduce((a, b) => a + b, 0), 768 / 8);
+    }
   });
 
   await check('the 8K sample is generated at 7680×4320 and filtered', async () => {
