@@ -50,6 +50,7 @@ const ready = (async () => {
 // ---- the image in pool memory -------------------------------------------------------------
 
 let picture = null; // { width, height, src, dst, label }
+let shown = null; // the filter whose result the after canvas shows, for the saved file's name
 
 function setPicture(width, height, label, fill) {
   if (picture) { holder.free(picture.src); holder.free(picture.dst); }
@@ -61,6 +62,8 @@ function setPicture(width, height, label, fill) {
   for (const id of ['before', 'after']) { $(id).width = width; $(id).height = height; }
   paint('before', src);
   $('after').getContext('2d').clearRect(0, 0, width, height);
+  shown = null;
+  $('save').disabled = true;
 }
 
 function paint(canvasId, view) {
@@ -285,6 +288,8 @@ let lastTrace = null;
 function show(opts, r) {
   lastTrace = r.trace;
   paint('after', picture.dst);
+  shown = opts.filter;
+  $('save').disabled = false;
   drawTimeline(r.trace, r.threads);
   drawDepth(r.trace);
   $('admission').textContent = {
@@ -356,6 +361,16 @@ ready.then(() => {
     $('divider').style.left = `${v}%`;
   };
   $('run').onclick = guard(() => runAndShow(formOptions()));
+  // The after canvas holds the result as is (opaque pixels survive the PNG round trip exactly).
+  $('save').onclick = guard(async () => {
+    const blob = await new Promise((ok) => $('after').toBlob(ok, 'image/png'));
+    if (!blob) throw new RangeError(`the browser could not encode a ${picture.width}×${picture.height} PNG`);
+    const name = `${picture.label.replace(/\.[^.]*$/, '').replace(/[^\w-]+/g, '-')}-${shown}.png`;
+    const a = Object.assign(document.createElement('a'), { href: URL.createObjectURL(blob), download: name });
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+    setStatus(`saved ${name} (${picture.width}×${picture.height})`);
+  });
   // One unrecorded warm-up pass first (the engine compiles wasm in tiers and a first call can
   // run in baseline code, which would flatter whichever mode runs second), then COMPARE_ROUNDS
   // rounds in a rotated order; the table gets each mode's median run. Single runs on a busy
@@ -366,19 +381,24 @@ ready.then(() => {
     const modes = ['wasm-single', 'js', 'rayon', 'ringpool-each', 'ringpool'];
     for (const mode of modes) { setStatus(`warming up ${mode}…`); await new Promise(requestAnimationFrame); await runFilter({ ...opts, mode }); }
     const runs = Object.fromEntries(modes.map((m) => [m, []]));
+    let last = null;
     for (let round = 0; round < COMPARE_ROUNDS; round++) {
       for (const mode of modes.map((_, i) => modes[(i + round) % modes.length])) {
         setStatus(`round ${round + 1} of ${COMPARE_ROUNDS}: ${mode}…`);
         await new Promise(requestAnimationFrame);
         runs[mode].push(await runFilter({ ...opts, mode }));
+        last = mode;
       }
     }
+    // The output buffer holds the last run's picture: make it the chosen mode's (plain JS may
+    // differ from the wasm modes by a rounding step), since that is what is shown and saved.
+    if (last !== opts.mode) await runFilter(opts);
     const medians = {};
     for (const mode of modes) {
       medians[mode] = [...runs[mode]].sort((a, b) => a.ms - b.ms)[COMPARE_ROUNDS >> 1];
       addResult({ ...opts, mode }, medians[mode], `${mode} (median of ${COMPARE_ROUNDS})`);
     }
-    show(opts, medians[opts.mode]); // the picture is the same in every wasm mode
+    show(opts, medians[opts.mode]);
     setStatus(`compared ${modes.length} modes, ${COMPARE_ROUNDS} rounds each; the timeline shows the median ${opts.mode} run`);
   });
 }, (e) => setStatus(`${e.name}: ${e.message}`, true));

@@ -78,3 +78,26 @@ export function encodePng(width, height, rgba) {
   for (let y = 0; y < height; y++) Buffer.from(rgba.buffer, rgba.byteOffset + y * width * 4, width * 4).copy(rows, y * (width * 4 + 1) + 1);
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
 }
+
+/** Decodes an 8-bit RGB or RGBA PNG (what Chromium writes) → { width, height, rgba }. */
+export function decodePng(png) {
+  const width = png.readUInt32BE(16), height = png.readUInt32BE(20), depth = png[24], type = png[25];
+  if (depth !== 8 || (type !== 2 && type !== 6) || png[28] !== 0) throw new Error(`unsupported PNG: depth ${depth}, colour type ${type}, interlace ${png[28]}`);
+  const bpp = type === 6 ? 4 : 3, stride = width * bpp, data = pngData(png);
+  const raw = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = data[y * (stride + 1)], line = data.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let i = 0; i < stride; i++) {
+      const a = i >= bpp ? raw[y * stride + i - bpp] : 0, b = y ? raw[(y - 1) * stride + i] : 0, c = i >= bpp && y ? raw[(y - 1) * stride + i - bpp] : 0;
+      const p = a + b - c, [pa, pb, pc] = [Math.abs(p - a), Math.abs(p - b), Math.abs(p - c)];
+      const predict = [0, a, b, (a + b) >> 1, pa <= pb && pa <= pc ? a : pb <= pc ? b : c][filter];
+      raw[y * stride + i] = (line[i] + predict) & 255;
+    }
+  }
+  const rgba = new Uint8Array(width * height * 4);
+  for (let i = 0; i < width * height; i++) {
+    rgba.set(raw.subarray(i * bpp, i * bpp + 3), i * 4);
+    rgba[i * 4 + 3] = bpp === 4 ? raw[i * bpp + 3] : 255;
+  }
+  return { width, height, rgba };
+}

@@ -5,7 +5,8 @@
 // depth chart and the admission line, and the before/after slider (read back from screen
 // pixels). tests/demo/run.mjs checks the kernels through the `window.demo.run` hook.
 import assert from 'node:assert/strict';
-import { checks, encodePng, openDemo, pngData, startDemo } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { checks, decodePng, encodePng, openDemo, startDemo } from './harness.mjs';
 
 const { base, browser, close } = await startDemo();
 const { check, done } = checks('demo ui');
@@ -134,6 +135,17 @@ try {
     assert.ok(changed > photo.px.length / 2, `the blur changed only ${changed} bytes of the photo`);
   });
 
+  await check('Save result downloads the shown result as a PNG of exactly its pixels', async () => {
+    assert.equal(await page.isDisabled('#save'), false, 'enabled once a result is shown');
+    const [download, s] = await Promise.all([page.waitForEvent('download'), act(() => page.click('#save'))]);
+    assert.equal(download.suggestedFilename(), 'photo-blur.png');
+    assert.deepEqual(s, { text: 'saved photo-blur.png (301×199)', error: false });
+    const png = decodePng(readFileSync(await download.path()));
+    assert.deepEqual([png.width, png.height], [photo.width, photo.height]);
+    const output = await page.evaluate(() => Array.from(window.demo.output()));
+    assert.ok(png.rgba.every((v, i) => v === output[i]), 'the file holds the result\'s bytes');
+  });
+
   const dropped = { width: 120, height: 80 };
   dropped.px = pattern(dropped.width, dropped.height, 9);
   await check('dropping an image on the picture opens it', async () => {
@@ -153,6 +165,7 @@ try {
     const b = await before();
     assert.deepEqual([b.width, b.height], [dropped.width, dropped.height]);
     assert.ok(b.px.every((v, i) => v === dropped.px[i]), 'the before canvas holds the dropped pixels');
+    assert.equal(await page.isDisabled('#save'), true, 'no result of the new picture to save yet');
   });
 
   await check('a file that is not an image, or one too large, is refused with a message; the picture stays and runs', async () => {
@@ -242,7 +255,7 @@ try {
     const box = await page.locator('#stage').boundingBox();
     const pixel = async (fx) => {
       const shot = await page.screenshot({ clip: { x: Math.round(box.x + fx * box.width), y: Math.round(box.y + box.height / 2), width: 1, height: 1 } });
-      return Array.from(pngData(shot).subarray(1, 4)); // one pixel: any PNG row filter leaves it as is
+      return Array.from(decodePng(shot).rgba.subarray(0, 3));
     };
     const isRed = ([r, g, b]) => r > 180 && g < 70 && b < 70;
     const isGrey = ([r, g, b]) => Math.max(r, g, b) - Math.min(r, g, b) < 12;
@@ -270,6 +283,12 @@ try {
     assert.deepEqual(Object.keys(added).sort(), ['js', 'rayon', 'ringpool', 'ringpool-each', 'wasm-single']);
     for (const m of ['ringpool', 'ringpool-each', 'rayon']) assert.equal(added[m][7], added['wasm-single'][7], `${m} checksum`);
     assert.equal(added['wasm-single'][6], '1.00×');
+    const shownSum = await page.evaluate(() => {
+      let h = 0x811c9dc5;
+      for (const b of window.demo.output()) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+      return h.toString(16).padStart(8, '0');
+    });
+    assert.equal(shownSum, added.ringpool[7], 'the picture shown (and saved) is the chosen mode\'s output');
     for (const m of ['ringpool', 'js']) assert.match(added[m][6], /^\d+\.\d\d×$/);
   });
 
