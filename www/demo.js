@@ -345,7 +345,8 @@ ready.then(() => {
     useSample(sw, sh);
     setStatus(`image ${picture.width}×${picture.height}`);
   });
-  $('file').onchange = guard(async () => { if ($('file').files[0]) { await openFile($('file').files[0]); setStatus(`image ${picture.label}`); } });
+  const open = async (file) => { await openFile(file); setStatus(`image ${picture.label}, ${picture.width}×${picture.height}`); };
+  $('file').onchange = guard(async () => { if ($('file').files[0]) await open($('file').files[0]); });
   const stage = $('stage');
   stage.ondragover = (e) => { e.preventDefault(); stage.classList.add('dragging'); };
   stage.ondragleave = () => stage.classList.remove('dragging');
@@ -353,7 +354,7 @@ ready.then(() => {
     e.preventDefault();
     stage.classList.remove('dragging');
     const f = e.dataTransfer.files[0];
-    if (f) guard(async () => { await openFile(f); setStatus(`image ${picture.label}`); })();
+    if (f) guard(() => open(f))();
   };
   $('slider').oninput = () => {
     const v = $('slider').value;

@@ -106,7 +106,7 @@ try {
 
   await check('the file picker opens a PNG: its exact pixels become the picture', async () => {
     const s = await act(() => page.setInputFiles('#file', { name: 'photo.png', mimeType: 'image/png', buffer: encodePng(photo.width, photo.height, photo.px) }));
-    assert.deepEqual(s, { text: 'image photo.png', error: false });
+    assert.deepEqual(s, { text: 'image photo.png, 301×199', error: false });
     const b = await before();
     assert.deepEqual([b.width, b.height], [photo.width, photo.height]);
     assert.ok(b.px.every((v, i) => v === photo.px[i]), 'the before canvas holds the file\'s pixels');
@@ -160,7 +160,7 @@ try {
       assert.equal(await page.evaluate(() => document.getElementById('stage').classList.contains('dragging')), true, 'the drop zone is highlighted while dragging');
       await page.dispatchEvent('#stage', 'drop', { dataTransfer: dt });
     });
-    assert.deepEqual(s, { text: 'image dropped.png', error: false });
+    assert.deepEqual(s, { text: 'image dropped.png, 120×80', error: false });
     assert.equal(await page.evaluate(() => document.getElementById('stage').classList.contains('dragging')), false);
     const b = await before();
     assert.deepEqual([b.width, b.height], [dropped.width, dropped.height]);
