@@ -345,16 +345,27 @@ fn hsum(padded: &[f32], w: &[f32], x: usize, c: usize) -> f32 {
 }
 
 fn sobel(img: &Img<'_>, band: &mut [u8], y0: usize, y1: usize) {
-    let lrow = |y: isize| -> Vec<i32> { img.row(y).chunks_exact(4).map(|p| luma(p[0], p[1], p[2]) as i32).collect() };
-    let (mut up, mut mid, mut down) = (lrow(y0 as isize - 1), lrow(y0 as isize), lrow(y0 as isize + 1));
+    // Three luma rows, rotated as the band moves down: each source row's luma is made once.
+    let mut rows = [-1isize, 0, 1].map(|dy| {
+        let mut l = vec![0i32; img.width];
+        luma_row(img.row(y0 as isize + dy), &mut l);
+        l
+    });
     for y in y0..y1 {
         let out = &mut band[(y - y0) * img.stride..(y - y0 + 1) * img.stride];
-        sobel_row(&up, &mid, &down, img.row(y as isize), out);
+        sobel_row(&rows[0], &rows[1], &rows[2], img.row(y as isize), out);
         if y + 1 < y1 {
-            up = std::mem::take(&mut mid);
-            mid = std::mem::take(&mut down);
-            down = lrow(y as isize + 2);
+            rows.rotate_left(1);
+            luma_row(img.row(y as isize + 2), &mut rows[2]);
         }
+    }
+}
+
+/// The luma of each pixel of an RGBA row.
+fn luma_row(px: &[u8], out: &mut [i32]) {
+    let done = simd::luma(px, out);
+    for (o, p) in out[done..].iter_mut().zip(px[done * 4..].chunks_exact(4)) {
+        *o = luma(p[0], p[1], p[2]) as i32;
     }
 }
 
@@ -524,6 +535,23 @@ mod simd {
         quads * 4
     }
 
+    /// `luma` of four pixels at a time, in i32 lanes (exact: at most 256 · 255 + 128).
+    /// Returns how many pixels it covered.
+    pub(super) fn luma(px: &[u8], out: &mut [i32]) -> usize {
+        let quads = out.len() / 4;
+        let byte = u32x4_splat(0xff);
+        for q in 0..quads {
+            // SAFETY: a 16-byte slice; unaligned loads are allowed.
+            let v = unsafe { v128_load(px[q * 16..q * 16 + 16].as_ptr() as *const v128) };
+            let (r, g, b) = (v128_and(v, byte), v128_and(u32x4_shr(v, 8), byte), v128_and(u32x4_shr(v, 16), byte));
+            let sum = i32x4_add(i32x4_add(i32x4_mul(r, i32x4_splat(77)), i32x4_mul(g, i32x4_splat(150))), i32x4_add(i32x4_mul(b, i32x4_splat(29)), i32x4_splat(128)));
+            let dst = &mut out[q * 4..q * 4 + 4];
+            // SAFETY: `dst` is four i32s; unaligned stores are allowed.
+            unsafe { v128_store(dst.as_mut_ptr() as *mut v128, u32x4_shr(sum, 8)) };
+        }
+        quads * 4
+    }
+
     /// Sobel of pixels `from..` over luma rows, four at a time while the right neighbour stays
     /// inside the row (`from >= 1`). `gx² + gy² < 2^24`, so its f32 is exact, and `sqrt`,
     /// `min` and the rounding are the scalar path's operations. Returns pixels covered.
@@ -596,6 +624,9 @@ mod simd {
         0
     }
     pub(super) fn sobel(_: [&[i32]; 3], _: &[u8], _: usize, _: &mut [u8]) -> usize {
+        0
+    }
+    pub(super) fn luma(_: &[u8], _: &mut [i32]) -> usize {
         0
     }
 }
