@@ -1,7 +1,7 @@
 // What wasm SIMD gives each kernel: the demo page on its normal build (simd128) and on the
 // same code built without it (scripts/build.mjs --no-simd, served at /no-simd/), in one
 // browser, runs alternating between the two builds so the VM's drift cancels in the paired
-// ratio. One thread (wasm-single) and the pool (ringpool, workers = cores). Both builds must
+// ratio. Every kernel on one thread (wasm-single), three on the pool (ringpool, workers = cores). Both builds must
 // give the same bytes: the SIMD paths do the same IEEE operations in the same order.
 //   npm run bench:simd            (4096×4096, blur/sharpen radius 8, 5 rounds)
 //   SIZE=2048 ROUNDS=3 CASES=sobel:wasm-single,sobel:ringpool npm run bench:simd
@@ -17,7 +17,7 @@ if (!existsSync(scalarWasm) || statSync(scalarWasm).mtimeMs < statSync(`${root}w
   execFileSync(process.execPath, ['scripts/build.mjs', '--no-simd'], { cwd: root, stdio: 'inherit' });
 }
 
-const CASES = (process.env.CASES ?? 'blur:wasm-single,sharpen:wasm-single,sobel:wasm-single,emboss:wasm-single,grayscale:wasm-single,blur:ringpool,sharpen:ringpool')
+const CASES = (process.env.CASES ?? 'blur:wasm-single,sharpen:wasm-single,sobel:wasm-single,emboss:wasm-single,grayscale:wasm-single,blur:ringpool,sharpen:ringpool,grayscale:ringpool')
   .split(',').map((c) => c.split(':'));
 
 await withChromium(async (browser, base) => {

@@ -6,8 +6,8 @@
 //! the nearest edge pixel) but write only inside it. Pointwise kernels ([`Filter::Grayscale`])
 //! may also run in place.
 //!
-//! Blur, sharpen, Sobel and emboss have `simd128` paths (`mod simd`) that cover the body of
-//! each row; edges and remainders go through the scalar code. Both perform the same IEEE
+//! Every kernel has a `simd128` path (`mod simd`) that covers the body of each row; edges and
+//! remainders go through the scalar code. Both perform the same IEEE
 //! operations in the same order (no fused multiply-add, weights from [`gaussian_weights`]
 //! without `libm`; Sobel and emboss are integer sums until one exact conversion), so every
 //! platform produces the same bytes: the demo compares checksums of ringpool, single-threaded
@@ -214,7 +214,8 @@ fn luma(r: u8, g: u8, b: u8) -> u32 {
 }
 
 fn grayscale_in_place(px: &mut [u8]) {
-    for p in px.chunks_exact_mut(4) {
+    let done = simd::grayscale(px);
+    for p in px[done..].chunks_exact_mut(4) {
         let l = luma(p[0], p[1], p[2]) as u8;
         p[0] = l;
         p[1] = l;
@@ -535,21 +536,46 @@ mod simd {
         quads * 4
     }
 
-    /// `luma` of four pixels at a time, in i32 lanes (exact: at most 256 · 255 + 128).
-    /// Returns how many pixels it covered.
+    /// `luma` of the four RGBA pixels in `v`, in i32 lanes (exact: at most 256 · 255 + 128
+    /// before the shift).
+    #[inline(always)]
+    fn luma4(v: v128) -> v128 {
+        let byte = u32x4_splat(0xff);
+        let (r, g, b) = (v128_and(v, byte), v128_and(u32x4_shr(v, 8), byte), v128_and(u32x4_shr(v, 16), byte));
+        let sum = i32x4_add(i32x4_add(i32x4_mul(r, i32x4_splat(77)), i32x4_mul(g, i32x4_splat(150))), i32x4_add(i32x4_mul(b, i32x4_splat(29)), i32x4_splat(128)));
+        u32x4_shr(sum, 8)
+    }
+
+    /// The four pixels `l, l, l, alpha` for luma lanes `l` (0..=255) and RGBA pixels `v`.
+    #[inline(always)]
+    fn gray4(l: v128, v: v128) -> v128 {
+        v128_or(i32x4_mul(l, i32x4_splat(0x01_0101)), v128_and(v, u32x4_splat(0xff00_0000)))
+    }
+
+    /// `luma` of four pixels at a time; returns how many pixels it covered.
     pub(super) fn luma(px: &[u8], out: &mut [i32]) -> usize {
         let quads = out.len() / 4;
-        let byte = u32x4_splat(0xff);
         for q in 0..quads {
             // SAFETY: a 16-byte slice; unaligned loads are allowed.
             let v = unsafe { v128_load(px[q * 16..q * 16 + 16].as_ptr() as *const v128) };
-            let (r, g, b) = (v128_and(v, byte), v128_and(u32x4_shr(v, 8), byte), v128_and(u32x4_shr(v, 16), byte));
-            let sum = i32x4_add(i32x4_add(i32x4_mul(r, i32x4_splat(77)), i32x4_mul(g, i32x4_splat(150))), i32x4_add(i32x4_mul(b, i32x4_splat(29)), i32x4_splat(128)));
             let dst = &mut out[q * 4..q * 4 + 4];
             // SAFETY: `dst` is four i32s; unaligned stores are allowed.
-            unsafe { v128_store(dst.as_mut_ptr() as *mut v128, u32x4_shr(sum, 8)) };
+            unsafe { v128_store(dst.as_mut_ptr() as *mut v128, luma4(v)) };
         }
         quads * 4
+    }
+
+    /// Grayscale in place, 16 bytes at a time; returns how many bytes it covered.
+    pub(super) fn grayscale(px: &mut [u8]) -> usize {
+        let chunks = px.len() / 16;
+        for c in px[..chunks * 16].chunks_exact_mut(16) {
+            // SAFETY: `c` is 16 bytes long; unaligned loads and stores are allowed.
+            unsafe {
+                let v = v128_load(c.as_ptr() as *const v128);
+                v128_store(c.as_mut_ptr() as *mut v128, gray4(luma4(v), v));
+            }
+        }
+        chunks * 16
     }
 
     /// Sobel of pixels `from..` over luma rows, four at a time while the right neighbour stays
@@ -572,7 +598,7 @@ mod simd {
             let v = i32x4_trunc_sat_f32x4(f32x4_add(m, f32x4_splat(0.5)));
             // SAFETY: a 16-byte slice; unaligned loads are allowed.
             let a = unsafe { v128_load(alpha[x * 4..x * 4 + 16].as_ptr() as *const v128) };
-            let px = v128_or(i32x4_mul(v, i32x4_splat(0x01_0101)), v128_and(a, u32x4_splat(0xff00_0000)));
+            let px = gray4(v, a);
             let dst = &mut out[x * 4..x * 4 + 16];
             // SAFETY: `dst` is 16 bytes long; unaligned stores are allowed.
             unsafe { v128_store(dst.as_mut_ptr() as *mut v128, px) };
@@ -627,6 +653,9 @@ mod simd {
         0
     }
     pub(super) fn luma(_: &[u8], _: &mut [i32]) -> usize {
+        0
+    }
+    pub(super) fn grayscale(_: &mut [u8]) -> usize {
         0
     }
 }
