@@ -423,6 +423,13 @@ fn emboss_row(rows: [&[u8]; 3], wd: usize, out: &mut [u8]) {
 mod simd {
     use core::arch::wasm32::*;
 
+    /// Four RGBA pixels: the colours of `px`, the alpha bytes of `src` (every kernel but blur
+    /// keeps alpha).
+    #[inline(always)]
+    fn alpha_of(src: v128, px: v128) -> v128 {
+        v128_bitselect(src, px, u32x4_splat(0xff00_0000))
+    }
+
     /// 16 bytes as four `f32x4` (exact: every byte is a small integer).
     #[inline(always)]
     fn widen(v: v128) -> [v128; 4] {
@@ -511,7 +518,6 @@ mod simd {
     /// scalar path's clamp. Returns how many pixels it covered.
     pub(super) fn emboss(rows: [&[u8]; 3], from: usize, wd: usize, out: &mut [u8]) -> usize {
         let quads = wd.saturating_sub(from + 1) / 4;
-        let alpha = u32x4_splat(0xff00_0000);
         for q in 0..quads {
             let b = (from + q * 4) * 4;
             let (mut lo, mut hi) = (i16x8_splat(0), i16x8_splat(0));
@@ -528,7 +534,7 @@ mod simd {
             }
             // SAFETY: a 16-byte slice; unaligned loads are allowed.
             let mid = unsafe { v128_load(rows[1][b..b + 16].as_ptr() as *const v128) };
-            let bytes = v128_bitselect(mid, u8x16_narrow_i16x8(lo, hi), alpha);
+            let bytes = alpha_of(mid, u8x16_narrow_i16x8(lo, hi));
             let dst = &mut out[b..b + 16];
             // SAFETY: `dst` is 16 bytes long; unaligned stores are allowed.
             unsafe { v128_store(dst.as_mut_ptr() as *mut v128, bytes) };
@@ -549,7 +555,7 @@ mod simd {
     /// The four pixels `l, l, l, alpha` for luma lanes `l` (0..=255) and RGBA pixels `v`.
     #[inline(always)]
     fn gray4(l: v128, v: v128) -> v128 {
-        v128_or(i32x4_mul(l, i32x4_splat(0x01_0101)), v128_and(v, u32x4_splat(0xff00_0000)))
+        alpha_of(v, i32x4_mul(l, i32x4_splat(0x01_0101)))
     }
 
     /// `luma` of four pixels at a time; returns how many pixels it covered.
@@ -611,7 +617,6 @@ mod simd {
     pub(super) fn unsharp(orig: &[u8], blurred: &[f32], amount: f32, out: &mut [u8]) -> usize {
         let chunks = out.len() / 16;
         let amount = f32x4_splat(amount);
-        let alpha = u32x4_splat(0xff00_0000);
         for ci in 0..chunks {
             let base = ci * 16;
             // SAFETY: `orig[base..base + 16]` is in bounds; unaligned loads are allowed.
@@ -623,7 +628,7 @@ mod simd {
                 let b = unsafe { v128_load(b.as_ptr() as *const v128) };
                 *s = f32x4_add(*s, f32x4_mul(amount, f32x4_sub(*s, b)));
             }
-            let bytes = v128_bitselect(o, round_bytes(sharp), alpha);
+            let bytes = alpha_of(o, round_bytes(sharp));
             let dst = &mut out[base..base + 16];
             // SAFETY: `dst` is 16 bytes long; unaligned stores are allowed.
             unsafe { v128_store(dst.as_mut_ptr() as *mut v128, bytes) };
