@@ -17,18 +17,14 @@ export async function closedLoop(submit, tasks, inFlight) {
  * calls `fn(browser, baseUrl)`; both are stopped afterwards.
  */
 export async function withChromium(fn) {
-  const [{ chromium }, { spawn }, { fileURLToPath }] = await Promise.all([import('playwright-core'), import('node:child_process'), import('node:url')]);
-  const root = fileURLToPath(new URL('..', import.meta.url));
+  // Imported here: the browser benchmark loads this file in the page too.
+  const { servedChromium } = await import('../scripts/chromium.mjs');
   await warnIfStale(['pkg', 'www/wasm']);
-  const port = 18400 + Math.floor(Math.random() * 590);
-  const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((ok) => server.stdout.once('data', ok));
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
+  const { base, browser, close } = await servedChromium();
   try {
-    return await fn(browser, `http://127.0.0.1:${port}`);
+    return await fn(browser, base);
   } finally {
-    await browser.close();
-    server.kill();
+    await close();
   }
 }
 

@@ -1,23 +1,16 @@
 // The Node behaviour suite (tests/node/*.test.mjs) in headless Chromium on a cross-origin
 // isolated page: playwright-core drives Debian's /usr/bin/chromium, the demo server serves it.
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const port = 18000 + Math.floor(Math.random() * 1000);
-const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
-await new Promise((ok) => server.stdout.once('data', ok));
+import { servedChromium } from '../../scripts/chromium.mjs';
 
 const files = process.env.FILES ? process.env.FILES.split(',') : readdirSync(new URL('../node', import.meta.url)).filter((f) => f.endsWith('.test.mjs'));
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+const { base, browser, close } = await servedChromium();
 let failed = 0, passed = 0;
 try {
   const page = await browser.newPage();
   const consoleErrors = [];
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  await page.goto(`http://127.0.0.1:${port}/tests/browser/index.html?files=${files.join(',')}`);
+  await page.goto(`${base}/tests/browser/index.html?files=${files.join(',')}`);
   if (!(await page.evaluate(() => crossOriginIsolated))) throw new Error('the test page is not cross-origin isolated');
   try {
     await page.waitForFunction(() => window.__results, null, { timeout: Number(process.env.SUITE_TIMEOUT_MS ?? 300_000) });
@@ -34,7 +27,7 @@ try {
 
   // Without COOP/COEP: the import works, Pool.create rejects naming both headers.
   const bare = await browser.newPage();
-  await bare.goto(`http://127.0.0.1:${port}/no-isolation/tests/browser/no-isolation.html`);
+  await bare.goto(`${base}/no-isolation/tests/browser/no-isolation.html`);
   await bare.waitForFunction(() => window.__result, null, { timeout: 60_000 });
   const r = await bare.evaluate(() => window.__result);
   const named = /Cross-Origin-Opener-Policy: same-origin/.test(r.message) && /Cross-Origin-Embedder-Policy: require-corp/.test(r.message);
@@ -49,7 +42,7 @@ try {
   const strict = await browser.newPage();
   const strictErrors = [];
   strict.on('pageerror', (e) => strictErrors.push(String(e)));
-  await strict.goto(`http://127.0.0.1:${port}/strict-csp/tests/browser/csp.html`);
+  await strict.goto(`${base}/strict-csp/tests/browser/csp.html`);
   await strict.waitForFunction(() => window.__csp, null, { timeout: 60_000 });
   const c = await strict.evaluate(() => window.__csp);
   const cspOk = !c.error && c.named === 5 && c.view === 10 && c.gray === true && c.jsFunction === undefined &&
@@ -61,8 +54,7 @@ try {
     failed++; console.log(`not ok - csp.html: ${JSON.stringify({ ...c, strictErrors })}`);
   }
 } finally {
-  await browser.close();
-  server.kill();
+  await close();
 }
 console.log(`browser: ${passed} passed, ${failed} failed`);
 process.exit(failed || passed === 0 ? 1 : 0);

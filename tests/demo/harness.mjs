@@ -1,20 +1,10 @@
-// What the demo's end-to-end files share: scripts/serve.mjs on a random port, Debian's
-// Chromium under playwright-core, and a tiny TAP-like check runner.
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+// What the demo's end-to-end files share: the served Chromium (scripts/chromium.mjs), a page
+// of the demo, a tiny TAP-like check runner, and PNG encoding and decoding.
 import { deflateSync, inflateSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+export { servedChromium as startDemo } from '../../scripts/chromium.mjs';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Serves the repository's www/ (COOP/COEP) and starts headless Chromium. */
-export async function startDemo() {
-  const port = 18000 + Math.floor(Math.random() * 900);
-  const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((ok) => server.stdout.once('data', ok));
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
-  return { base: `http://127.0.0.1:${port}`, browser, close: async () => { await browser.close(); server.kill(); } };
-}
 
 /** A page of the demo, ready to run, that records console errors and uncaught exceptions. */
 export async function openDemo(browser, base, viewport = { width: 1280, height: 1000 }) {
