@@ -1,14 +1,17 @@
 // A long paired A/B of two demo modes in one page load, with where the CPU went: the runs
-// alternate (A, B, A, B, …), and around each run the renderer's threads are read from
-// /proc/<pid>/task/<tid>/{schedstat,status} (Linux), so besides the wall time it shows the
-// CPU the page's thread and the workers used, how often workers were preempted and how long
-// they waited for a core. That is how the per-tile wake-up cost of one promise per tile was
-// found (bench/README.md).
+// alternate in ABBA order (A B, B A, A B, …), and around each run the renderer's threads are
+// read from /proc/<pid>/task/<tid>/{schedstat,status} (Linux), so besides the wall time it
+// shows the CPU the page's thread and the workers used, how often workers were preempted and
+// how long they waited for a core. That is how the per-tile wake-up cost of one promise per
+// tile was found (bench/README.md). From each run's tile trace it also shows the tiles' summed
+// time, when the first tile started, the idle time between a worker's tiles, how far apart the
+// workers finished, and how long after the last tile the page had the result.
 //   node bench/demo-ab.mjs                         (ringpool vs rayon, 60 pairs)
 //   MODES=ringpool-each,ringpool N=80 TILE=32 node bench/demo-ab.mjs
 //   OUT=ratios.json node bench/demo-ab.mjs          (also writes the paired ratios, for pooling runs)
+// Prints the median paired ratio with its 95 % bootstrap interval (as bench/demo.mjs does).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { median, withChromium } from './harness.mjs';
+import { median, pairedRuns, pairedSummary, pct, withChromium } from './harness.mjs';
 
 const N = Number(process.env.N ?? 60), TILE = Number(process.env.TILE ?? 64), SIZE = Number(process.env.SIZE ?? 4096);
 const [A, B] = (process.env.MODES ?? 'ringpool,rayon').split(',');
@@ -44,31 +47,52 @@ function used(before, after, which) {
   return { ...sum, cpu: sum.cpu / 1e6, wait: sum.wait / 1e6 };
 }
 
+/** Where a run's time went, from its tile trace (ms; `gap` in µs per tile). */
+function tiles(trace) {
+  const lanes = new Map();
+  for (const t of trace.tiles) lanes.set(t.worker, [...(lanes.get(t.worker) ?? []), t]);
+  let busy = 0, idle = 0;
+  const ends = [];
+  for (const ts of lanes.values()) {
+    ts.sort((a, b) => a.start - b.start);
+    ts.forEach((t, i) => { busy += t.end - t.start; if (i) idle += t.start - ts[i - 1].end; });
+    ends.push(ts.at(-1).end);
+  }
+  return { busy, first: Math.min(...trace.tiles.map((t) => t.start)) - trace.start, gap: (1000 * idle) / trace.tiles.length,
+    apart: Math.max(...ends) - Math.min(...ends), after: trace.end - Math.max(...ends) };
+}
+
 await withChromium(async (browser, base) => {
   const page = await browser.newPage();
   await page.goto(`${base}/`);
   await page.evaluate(() => window.demo.ready);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   const runs = { [A]: [], [B]: [] };
-  for (let i = 0; i <= N; i++) {
-    for (const mode of [A, B]) {
-      const before = threads();
-      const r = await page.evaluate((o) => window.demo.run(o), { filter: 'blur', mode, workers: cores, width: SIZE, height: SIZE, tileRows: TILE, params: { radius: 8 }, show: false });
-      const after = threads();
-      if (i > 0) runs[mode].push({ ms: r.ms, page: used(before, after, (c) => c === 'chromium'), workers: used(before, after, (c) => c.startsWith('DedicatedWorker')) });
-    }
-  }
+  const run = (mode) => async () => {
+    const before = threads();
+    const { r, trace } = await page.evaluate(async (o) => ({ r: await window.demo.run(o), trace: window.demo.trace() }),
+      { filter: 'blur', mode, workers: cores, width: SIZE, height: SIZE, tileRows: TILE, params: { radius: 8 }, show: false });
+    const after = threads();
+    runs[mode].push({ ms: r.ms, page: used(before, after, (c) => c === 'chromium'), workers: used(before, after, (c) => c.startsWith('DedicatedWorker')), trace: tiles(trace) });
+    return r.ms;
+  };
+  const { ratios: paired } = await pairedRuns(N, run(A), run(B));
+  for (const m of [A, B]) runs[m].shift(); // the warm-up pair
   console.log(`blur r=8 on ${SIZE}×${SIZE}, tiles of ${TILE} rows, ${cores} workers/threads; ${N} alternating pairs; medians per run`);
   console.table(Object.fromEntries([A, B].map((m) => {
     const xs = runs[m], med = (f) => median(xs.map(f));
     return [m, { 'wall ms': med((x) => x.ms).toFixed(1), 'page thread CPU ms': med((x) => x.page.cpu).toFixed(1), 'page thread wake-ups': med((x) => x.page.sleeps),
       'worker CPU ms': med((x) => x.workers.cpu).toFixed(1), 'workers preempted': med((x) => x.workers.preempted), 'workers waiting for a core ms': med((x) => x.workers.wait).toFixed(1) }];
   })));
-  const paired = runs[B].map((x, i) => x.ms / runs[A][i].ms);
+  console.log('where the time went, from the tile traces (window.demo.trace()); medians per run');
+  console.table(Object.fromEntries([A, B].map((m) => {
+    const med = (k) => median(runs[m].map((x) => x.trace[k]));
+    return [m, { 'tiles busy ms (sum)': med('busy').toFixed(1), 'first tile starts ms': med('first').toFixed(2), 'idle between tiles µs': med('gap').toFixed(1),
+      'workers finish apart ms': med('apart').toFixed(1), 'page has the result ms after': med('after').toFixed(2) }];
+  })));
   if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify(paired));
-  const ratios = [...paired].sort((a, b) => a - b);
-  const q = (p) => ratios[Math.floor(p * (ratios.length - 1))].toFixed(3);
-  const geo = Math.exp(ratios.reduce((s, x) => s + Math.log(x), 0) / ratios.length);
-  console.log(`${A} vs ${B} (time of ${B} / time of ${A} in the same pair, > 1: ${A} faster): median ${q(0.5)}, quartiles ${q(0.25)}–${q(0.75)}, geometric mean ${geo.toFixed(3)}`);
+  const s = pairedSummary(paired);
+  console.log(`${A} vs ${B} (time of ${B} / time of ${A} in the same pair, > 1: ${A} faster): median ${s.median.toFixed(3)}, `
+    + `95 % interval ${s.lo.toFixed(3)}–${s.hi.toFixed(3)}, quartiles ${pct(paired, 0.25).toFixed(3)}–${pct(paired, 0.75).toFixed(3)}, ${A} faster in ${(100 * s.above).toFixed(0)} % of pairs`);
   console.log('(the page thread\'s CPU includes the checksum and clearing of the 64 MiB output after each run, the same in every mode)');
 });

@@ -3,6 +3,41 @@
 export const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
+/**
+ * `pairs` pairs of runs of `a` and `b` (each resolves to a time), after one warm-up pair, in
+ * ABBA order: who runs first flips every pair, so neither always runs first or always right
+ * after the other. → the paired ratios b/a (> 1: `a` was faster) and both modes' times.
+ */
+export async function pairedRuns(pairs, a, b) {
+  const ratios = [], times = { a: [], b: [] };
+  for (let i = -1; i < pairs; i++) {
+    let ta, tb;
+    if (i % 2 === 0) { ta = await a(); tb = await b(); } else { tb = await b(); ta = await a(); }
+    if (i < 0) continue;
+    ratios.push(tb / ta);
+    times.a.push(ta);
+    times.b.push(tb);
+  }
+  return { ratios, times };
+}
+
+/**
+ * The median of paired ratios with a 95 % bootstrap interval (2,000 resamples from a fixed
+ * seed, so the same ratios always print the same interval), and the share of pairs above 1.
+ */
+export function pairedSummary(ratios) {
+  let seed = 0x9e3779b9; // mulberry32
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const n = ratios.length;
+  const boot = Array.from({ length: 2000 }, () => median(Array.from({ length: n }, () => ratios[Math.floor(random() * n)]))).sort((x, y) => x - y);
+  return { n, median: median(ratios), lo: boot[50], hi: boot[1949], above: ratios.filter((r) => r > 1).length / n };
+}
+
 /** `inFlight` lanes, each awaiting one task at a time, until `tasks` were started → tasks/s. */
 export async function closedLoop(submit, tasks, inFlight) {
   let started = 0;
