@@ -269,6 +269,16 @@ function formOptions() {
   };
 }
 
+/** Puts a hook run's options into the form, so the page shows what it ran. */
+function fillForm(o) {
+  for (const [id, v] of [['filter', o.filter], ['mode', o.mode], ['workers', o.workers], ['tile-rows', o.tileRows], ['queue', o.queue],
+    ['radius', o.params.radius], ['amount', o.params.amount]]) {
+    if (v !== undefined) $(id).value = v;
+  }
+  const size = `${picture.width}x${picture.height}`;
+  if ([...$('sample').options].some((opt) => opt.value === size)) $('sample').value = size;
+}
+
 function checkOptions(o) {
   for (const k of ['workers', 'tileRows', 'queue']) {
     if (!Number.isInteger(o[k]) || o[k] < 1) throw new RangeError(`${k} must be an integer >= 1, got ${o[k]}`);
@@ -326,7 +336,8 @@ window.demo = {
     const opts = { queue: 256, params: {}, workers: cores, tileRows: 64, ...o };
     if (opts.filter === 'blur' || opts.filter === 'sharpen') opts.params = { radius: 8, amount: 1.5, ...opts.params };
     useSample(opts.width, opts.height);
-    // show: false skips drawing, so no canvas raster work overlaps the next timed run.
+    // show: false skips drawing (and the form), so no canvas raster work overlaps the next timed run.
+    if (opts.show !== false) fillForm(opts);
     const r = opts.show === false ? await runFilter(opts) : await runAndShow(opts);
     const busyMs = r.trace.tiles.reduce((sum, t) => sum + (t.end - t.start), 0);
     // Beyond {ms, checksum}: how many tiles ran and their summed run time (parallel efficiency).

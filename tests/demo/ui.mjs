@@ -292,6 +292,21 @@ try {
     for (const m of ['ringpool', 'js']) assert.match(added[m][6], /^\d+\.\d\d×$/);
   });
 
+  await check('a drawn hook run shows its options in the form, and Run then repeats it; an undrawn one leaves the form alone', async () => {
+    const form = () => page.evaluate(() => Object.fromEntries(['sample', 'filter', 'mode', 'workers', 'tile-rows', 'queue', 'radius', 'amount']
+      .map((id) => [id, document.getElementById(id).value])));
+    const before = await form();
+    await page.evaluate(() => window.demo.run({ filter: 'sobel', mode: 'wasm-single', width: 640, height: 480, show: false }));
+    assert.deepEqual(await form(), before);
+    const hook = await page.evaluate(() => window.demo.run({ filter: 'sharpen', mode: 'ringpool-each', workers: 3, width: 2048, height: 2048,
+      tileRows: 48, queue: 7, params: { radius: 3, amount: 0.5 } }));
+    assert.deepEqual(await form(), { sample: '2048x2048', filter: 'sharpen', mode: 'ringpool-each', workers: '3', 'tile-rows': '48', queue: '7', radius: '3', amount: '0.5' });
+    const r = await runForm({});
+    assert.equal(r.error, false, r.text);
+    assert.deepEqual([r.cells[0], r.cells[1], r.cells[2], r.cells[3], r.cells[4], r.cells[7]],
+      ['ringpool-each', '3', 'sharpen r=3', '2048×2048', '48', hook.checksum.toString(16).padStart(8, '0')]);
+  });
+
   await check('the page ran all of this without console errors', () => assert.deepEqual(errors, []));
 } finally {
   await close();
