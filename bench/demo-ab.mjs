@@ -11,7 +11,7 @@
 //   OUT=ratios.json node bench/demo-ab.mjs          (also writes the paired ratios, for pooling runs)
 // Prints the median paired ratio with its 95 % bootstrap interval (as bench/demo.mjs does).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { median, pairedRuns, pairedSummary, pct, withChromium } from './harness.mjs';
+import { demoRun, median, pairedRuns, pairedSummary, pct, withChromium } from './harness.mjs';
 
 const N = Number(process.env.N ?? 60), TILE = Number(process.env.TILE ?? 64), SIZE = Number(process.env.SIZE ?? 4096);
 const [A, B] = (process.env.MODES ?? 'ringpool,rayon').split(',');
@@ -70,9 +70,9 @@ await withChromium(async (browser, base) => {
   const runs = { [A]: [], [B]: [] };
   const run = (mode) => async () => {
     const before = threads();
-    const { r, trace } = await page.evaluate(async (o) => ({ r: await window.demo.run(o), trace: window.demo.trace() }),
-      { filter: 'blur', mode, workers: cores, width: SIZE, height: SIZE, tileRows: TILE, params: { radius: 8 }, show: false });
+    const r = await demoRun(page, { mode, workers: cores, size: SIZE, tileRows: TILE });
     const after = threads();
+    const trace = await page.evaluate(() => window.demo.trace());
     runs[mode].push({ ms: r.ms, page: used(before, after, (c) => c === 'chromium'), workers: used(before, after, (c) => c.startsWith('DedicatedWorker')), trace: tiles(trace) });
     return r.ms;
   };

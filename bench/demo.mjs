@@ -23,7 +23,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { median, pairedRuns, pairedSummary, withChromium } from './harness.mjs';
+import { demoRun, median, pairedRuns, pairedSummary, withChromium } from './harness.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = (k, d) => process.env[k] ?? d;
@@ -35,8 +35,7 @@ const MODES = ['ringpool', 'ringpool-each', 'wasm-single', 'js', 'rayon'];
 const PARALLEL = ['ringpool', 'ringpool-each', 'rayon'];
 
 /** One run of the demo (not drawn) → {ms, checksum}. */
-const runDemo = (page, mode, workers, tileRows) => page.evaluate((o) => window.demo.run(o), { filter: FILTER, mode, workers,
-  width: SIZE, height: SIZE, tileRows, params: { radius: RADIUS, amount: 1.5 }, show: false });
+const runDemo = (page, mode, workers, tileRows, show = false) => demoRun(page, { filter: FILTER, mode, workers, size: SIZE, tileRows, radius: RADIUS, show });
 
 /** `rounds` rounds of `modes` (rotated); `skip(mode, round)` leaves a mode out of a round. */
 async function measure(page, cores, tileRows, modes, rounds, skip = () => false) {
@@ -110,7 +109,7 @@ await withChromium(async (browser, base) => {
     chromium: chromiumVersion, commit, rounds: ROUNDS, jsRounds: JS_ROUNDS, times: main.times, medians: ms, speedups, checksums, vsRayon, sweep, sweepRounds: SWEEP_ROUNDS }, null, 2));
   // The README's screenshot (www/screenshot.jpg): one drawn run, which also puts these options
   // into the form, then one click on Compare all modes, as a visitor would.
-  await page.evaluate((o) => window.demo.run(o), { filter: FILTER, mode: 'ringpool', workers: cores, width: SIZE, height: SIZE, tileRows: TILE, params: { radius: RADIUS, amount: 1.5 } });
+  await runDemo(page, 'ringpool', cores, TILE, true);
   await page.click('#compare');
   await page.waitForFunction(() => /^compared|Error/.test(document.getElementById('status').textContent), null, { timeout: 600_000 });
   await page.screenshot({ path: fileURLToPath(new URL('../www/screenshot.jpg', import.meta.url)), fullPage: true, type: 'jpeg', quality: 70 });

@@ -38,6 +38,10 @@ export function pairedSummary(ratios) {
   return { n, median: median(ratios), lo: boot[50], hi: boot[1949], above: ratios.filter((r) => r > 1).length / n };
 }
 
+/** One `window.demo.run` on the demo page's `size`×`size` sample → {ms, checksum, …}; not drawn unless `show`. */
+export const demoRun = (page, { filter = 'blur', mode, workers, size, tileRows = 64, radius = 8, amount = 1.5, show = false }) =>
+  page.evaluate((o) => window.demo.run(o), { filter, mode, workers, width: size, height: size, tileRows, params: { radius, amount }, show });
+
 /** `inFlight` lanes, each awaiting one task at a time, until `tasks` were started → tasks/s. */
 export async function closedLoop(submit, tasks, inFlight) {
   let started = 0;

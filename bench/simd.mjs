@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { median, withChromium } from './harness.mjs';
+import { demoRun, median, withChromium } from './harness.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SIZE = Number(process.env.SIZE ?? 4096), ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -33,8 +33,7 @@ await withChromium(async (browser, base) => {
     const ms = { simd: [], scalar: [] }, sums = {};
     for (let round = 0; round <= ROUNDS; round++) {
       for (const build of round % 2 ? ['simd', 'scalar'] : ['scalar', 'simd']) {
-        const r = await pages[build].evaluate((o) => window.demo.run(o), { filter, mode, workers: cores, width: SIZE, height: SIZE, tileRows: 64,
-          params: { radius: 8, amount: 1.5 }, show: false });
+        const r = await demoRun(pages[build], { filter, mode, workers: cores, size: SIZE });
         sums[build] = r.checksum;
         if (round > 0) ms[build].push(r.ms); // round 0 warms both up
       }
