@@ -130,6 +130,26 @@ impl WorkerSlot {
     }
 }
 
+/// A task's registration with its [`CancelToken`]: weak, so that the token never keeps a
+/// settled task (or the pool) alive, and stale once the task settled.
+struct CancelHook {
+    shared: std::sync::Weak<Shared>,
+    task: std::sync::Weak<dyn Runnable>,
+}
+
+impl crate::cancel::Hook for CancelHook {
+    fn fire(self: Box<Self>) {
+        if let (Some(shared), Some(task)) = (self.shared.upgrade(), self.task.upgrade()) {
+            shared.settle_err(&task, TaskError::Cancelled);
+        }
+    }
+
+    fn is_stale(&self) -> bool {
+        self.task.upgrade().is_none_or(|t| t.header().is_settled())
+    }
+}
+
+
 /// State shared by the pool handle, the workers and the back end.
 pub(crate) struct Shared {
     pub(crate) dispatch: Dispatch<TaskRef>,
@@ -423,13 +443,7 @@ impl WorkerPool {
     /// Arms cancellation and the deadline of an accepted task.
     fn watch(&self, erased: &TaskRef, options: TaskOptions) {
         if let Some(token) = options.cancel {
-            let shared = Arc::downgrade(&self.shared);
-            let weak = Arc::downgrade(erased);
-            token.on_cancel(Box::new(move || {
-                if let (Some(shared), Some(task)) = (shared.upgrade(), weak.upgrade()) {
-                    shared.settle_err(&task, TaskError::Cancelled);
-                }
-            }));
+            token.on_cancel(Box::new(CancelHook { shared: Arc::downgrade(&self.shared), task: Arc::downgrade(erased) }));
         }
         if let Some(timeout) = options.timeout {
             let shared = Arc::downgrade(&self.shared);
