@@ -1,6 +1,7 @@
 //! The `#[wasm_bindgen]` `Pool` as the npm package exposes it, and Rust-made `Task`s.
 //! `trySubmit` never throws and never waits: every refusal is an already-rejected promise.
 
+use super::abort::{abort_reason, Acquired, SignalUse};
 use super::codec::from_js;
 use super::jsfn::{self, JsOutcome};
 use super::{js_error, memory_bytes, note_buffer, pool_view_offset, task_error_to_js};
@@ -27,27 +28,12 @@ extern "C" {
 }
 
 #[wasm_bindgen(inline_js = "
-export function isAbortSignal(s) {
-  try {
-    return s !== null && typeof s === 'object' && typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function';
-  } catch { return false; }
-}
-export function onAbort(signal, callback) { signal.addEventListener('abort', () => callback(), { once: true }); }
-export function abortReason(signal) {
-  try { return signal.reason ?? new DOMException('This operation was aborted', 'AbortError'); } catch (e) { return e; }
-}
 export function makeTypedView(ctor, buffer, offset, length) { return new ctor(buffer, offset, length); }
 export function statsObject(workers, queueCapacity, queued, running, accepted, rejected, completed, failed, panicked, crashed, cancelled, timedOut) {
   return { workers, queueCapacity, queued, running, accepted, rejected, completed, failed, panicked, crashed, cancelled, timedOut };
 }
 ")]
 extern "C" {
-    #[wasm_bindgen(js_name = isAbortSignal)]
-    fn is_abort_signal(s: &JsValue) -> bool;
-    #[wasm_bindgen(js_name = onAbort, catch)]
-    fn on_abort(signal: &JsValue, callback: &JsValue) -> Result<(), JsValue>;
-    #[wasm_bindgen(js_name = abortReason)]
-    fn abort_reason(signal: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = makeTypedView)]
     fn make_typed_view(ctor: &JsValue, buffer: &JsValue, offset: u32, length: u32) -> JsValue;
     #[wasm_bindgen(js_name = statsObject)]
@@ -168,11 +154,54 @@ pub fn diagnostics_worker() -> Task {
     })
 }
 
+/// A call's `options.signal`.
+#[derive(Clone)]
+enum Signal {
+    /// Listened to through the signal's link, whose token all its tasks share (src/web/abort.rs).
+    Linked(SignalUse),
+    /// It had aborted before the call.
+    Aborted(JsValue),
+}
+
+impl Signal {
+    fn token(&self) -> CancelToken {
+        match self {
+            Signal::Linked(u) => u.token().clone(),
+            Signal::Aborted(_) => {
+                let token = CancelToken::new();
+                token.cancel();
+                token
+            }
+        }
+    }
+
+    fn is_aborted(&self) -> bool {
+        match self {
+            Signal::Linked(u) => u.token().is_cancelled(),
+            Signal::Aborted(_) => true,
+        }
+    }
+
+    fn reason(&self) -> JsValue {
+        abort_reason(match self {
+            Signal::Linked(u) => u.signal(),
+            Signal::Aborted(s) => s,
+        })
+    }
+}
+
+/// `{signal, timeout}`, read once per call (a `submitAll` shares them among its items).
+struct CallOptions {
+    signal: Option<Signal>,
+    /// Absolute deadline in `Date.now()` ms.
+    deadline: Option<f64>,
+}
+
 /// A submission checked and ready to be admitted (kept while `submit` waits for space).
 struct Prepared {
     body: Body,
-    token: Option<CancelToken>,
-    signal: Option<JsValue>,
+    /// Held until the task settles: it keeps the signal's listener.
+    signal: Option<Signal>,
     /// Absolute deadline in `Date.now()` ms.
     deadline: Option<f64>,
     /// The `submitAll` call it belongs to.
@@ -220,11 +249,21 @@ fn type_name(v: &JsValue) -> String {
 }
 
 fn get(obj: &JsValue, key: &str) -> JsValue {
+    get_key(obj, &key.into())
+}
+
+fn get_key(obj: &JsValue, key: &JsValue) -> JsValue {
     if obj.is_object() || obj.is_function() {
-        Reflect::get(obj, &key.into()).unwrap_or(JsValue::UNDEFINED)
+        Reflect::get(obj, key).unwrap_or(JsValue::UNDEFINED)
     } else {
         JsValue::UNDEFINED
     }
+}
+
+std::thread_local! {
+    /// `"signal"` and `"timeout"` as JS strings, made once: decoding a key out of shared memory
+    /// on every `trySubmit` with options cost more than reading the property.
+    static OPTION_KEYS: (JsValue, JsValue) = (JsValue::from_str("signal"), JsValue::from_str("timeout"));
 }
 
 fn read_size(options: &JsValue, key: &str, default: f64) -> Result<usize, JsValue> {
@@ -317,20 +356,25 @@ fn prefix_message(e: JsValue, prefix: &str) -> JsValue {
     e
 }
 
-/// Checks `task`, `args` and `options`; any problem is a `TypeError`/`RangeError`.
-fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: JsValue) -> Result<Prepared, JsValue> {
-    if !(options.is_undefined() || options.is_null() || options.is_object()) {
-        return Err(js_error("TYPE", &format!("options must be an object, got {}", type_name(&options))));
+/// Checks `options` (`{signal, timeout}`); any problem is a `TypeError`/`RangeError`.
+fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(CallOptions { signal: None, deadline: None });
     }
-    let signal = get(&options, "signal");
+    if !options.is_object() {
+        return Err(js_error("TYPE", &format!("options must be an object, got {}", type_name(options))));
+    }
+    let (signal, timeout) = OPTION_KEYS.with(|(s, t)| (get_key(options, s), get_key(options, t)));
     let signal = if signal.is_undefined() {
         None
-    } else if is_abort_signal(&signal) {
-        Some(signal)
     } else {
-        return Err(js_error("TYPE", "options.signal must be an AbortSignal"));
+        match SignalUse::acquire(&signal) {
+            Acquired::Linked(linked) => Some(Signal::Linked(linked)),
+            Acquired::Aborted => Some(Signal::Aborted(signal)),
+            Acquired::NotASignal => return Err(js_error("TYPE", "options.signal must be an AbortSignal")),
+            Acquired::ListenFailed => return Err(js_error("TYPE", "options.signal must be an AbortSignal (adding an abort listener threw)")),
+        }
     };
-    let timeout = get(&options, "timeout");
     let deadline = if timeout.is_undefined() {
         None
     } else {
@@ -340,7 +384,11 @@ fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: JsValue) -> Res
             None => return Err(js_error("TYPE", &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
         }
     };
+    Ok(CallOptions { signal, deadline })
+}
 
+/// Checks `task` and `args`; any problem is a `TypeError`/`RangeError`.
+fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &CallOptions) -> Result<Prepared, JsValue> {
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
         Body::Source(source, read_args(&args)?)
@@ -368,24 +416,13 @@ fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: JsValue) -> Res
             }
         }
     };
-    let token = signal.as_ref().map(|s| -> Result<CancelToken, JsValue> {
-        let token = CancelToken::new();
-        if Reflect::get(s, &"aborted".into()).ok().and_then(|a| a.as_bool()) == Some(true) {
-            token.cancel();
-        } else {
-            let t = AssertUnwindSafe(token.clone());
-            let listening = on_abort(s, &Closure::once_into_js(move || {
-                let t = t;
-                t.0.cancel()
-            }));
-            if listening.is_err() {
-                return Err(js_error("TYPE", "options.signal must be an AbortSignal (adding an abort listener threw)"));
-            }
-        }
-        Ok(token)
-    });
-    let token = token.transpose()?;
-    Ok(Prepared { body, token, signal, deadline, batch: None })
+    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None })
+}
+
+impl super::abort::AfterAbort for Inner {
+    fn after_abort(&self) {
+        self.reject_aborted();
+    }
 }
 
 impl Inner {
@@ -393,28 +430,29 @@ impl Inner {
     /// the queue is full (not counted as rejected).
     fn admit(&self, p: Prepared, waiting: bool) -> Result<Promise, Refused> {
         let timeout = p.deadline.map(|d| Duration::from_secs_f64(((d - js_sys::Date::now()).max(0.0)) / 1000.0));
-        let options = TaskOptions { cancel: p.token.clone(), timeout };
-        let Prepared { body, token, signal, deadline, batch } = p;
+        let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout };
+        let Prepared { body, signal, deadline, batch } = p;
         match self.pool.offer(body, options, !waiting, batch.as_ref()) {
             Ok(handle) => {
-                let signal = AssertUnwindSafe(signal.clone());
+                // Moved into the settle callback: the signal's link lives until the task settles.
+                let signal = AssertUnwindSafe(signal);
                 Ok(handle.into_promise_map(move |r| {
                     let signal = signal;
                     match r {
                         Ok(outcome) => jsfn::outcome_to_js(outcome),
-                        Err(TaskError::Cancelled) => Err(signal.0.as_ref().map(abort_reason).unwrap_or_else(|| task_error_to_js(&TaskError::Cancelled))),
+                        Err(TaskError::Cancelled) => Err(signal.0.as_ref().map(Signal::reason).unwrap_or_else(|| task_error_to_js(&TaskError::Cancelled))),
                         Err(e) => Err(task_error_to_js(&e)),
                     }
                 }))
             }
-            Err(SubmitError::QueueFull(body)) => Err(Refused::Full(Prepared { body, token, signal, deadline, batch })),
+            Err(SubmitError::QueueFull(body)) => Err(Refused::Full(Prepared { body, signal, deadline, batch })),
             Err(SubmitError::Closed(_)) => {
                 self.refused(batch.as_ref());
                 Err(Refused::Closed)
             }
             Err(SubmitError::Cancelled(_)) => {
                 self.refused(batch.as_ref());
-                Err(Refused::Aborted(signal.as_ref().map(abort_reason).unwrap_or_else(|| js_error("CANCELLED", ""))))
+                Err(Refused::Aborted(signal.as_ref().map(Signal::reason).unwrap_or_else(|| js_error("CANCELLED", ""))))
             }
         }
     }
@@ -452,25 +490,15 @@ impl Inner {
     }
 
     /// Queues `prepared` behind earlier waiters until there is space; the promise resolves to
-    /// the task's promise once admitted. Abort and timeout while waiting reject it.
+    /// the task's promise once admitted. Timeout while waiting rejects it, and so does abort
+    /// ([`reject_aborted`](Self::reject_aborted), run by the signal's link).
     fn wait_for_space(&self, prepared: Prepared) -> Promise {
-        let signal = prepared.signal.clone();
         let deadline = prepared.deadline;
         let gone = Rc::new(Cell::new(false));
         let mut slot = Some(prepared);
         let gone_w = AssertUnwindSafe(gone.clone());
         let mut executor = |resolve: Function, reject: Function| {
             let gone_w = &gone_w.0;
-            if let Some(signal) = &signal {
-                let (reject, gone, signal2) = (AssertUnwindSafe(reject.clone()), AssertUnwindSafe(gone_w.clone()), AssertUnwindSafe(signal.clone()));
-                // `prepare` already added a listener to this signal successfully.
-                drop(on_abort(signal, &Closure::once_into_js(move || {
-                    let (reject, gone, signal2) = (reject, gone, signal2);
-                    if !gone.0.replace(true) {
-                        drop(reject.0.call1(&JsValue::UNDEFINED, &abort_reason(&signal2.0)));
-                    }
-                })));
-            }
             if let Some(deadline) = deadline {
                 let (reject, gone) = (AssertUnwindSafe(reject.clone()), AssertUnwindSafe(gone_w.clone()));
                 let cb = Closure::once_into_js(move || {
@@ -490,6 +518,26 @@ impl Inner {
         });
         self.sync_waiting(0);
         promise
+    }
+
+    /// Rejects, with the abort reason, the waiting submissions whose signal has aborted.
+    fn reject_aborted(&self) {
+        let mut refused = Vec::new();
+        for w in self.waiters.borrow_mut().iter_mut() {
+            if w.gone.get() || !w.prepared.as_ref().and_then(|p| p.signal.as_ref()).is_some_and(Signal::is_aborted) {
+                continue;
+            }
+            w.gone.set(true);
+            let p = w.prepared.take().expect("a live waiter holds its task");
+            refused.push((w.reject.clone(), p));
+        }
+        // Outside the borrow: dropping `p` releases its signal's link.
+        for (reject, p) in refused {
+            let reason = p.signal.as_ref().map(Signal::reason).unwrap_or(JsValue::UNDEFINED);
+            drop(reject.call1(&JsValue::UNDEFINED, &reason));
+            self.refused(p.batch.as_ref());
+        }
+        self.pump();
     }
 
     /// Admits waiting `submit` calls in order while there is space; refuses them all once
@@ -580,6 +628,7 @@ impl JsPool {
                 inner.pump();
             }
         }));
+        super::abort::register(Rc::downgrade(&inner) as Weak<dyn super::abort::AfterAbort>);
         // The JS object is made only once the pool is up: a failed start frees everything
         // now instead of whenever the wrapper would be garbage-collected.
         let inner = AssertUnwindSafe(inner);
@@ -603,7 +652,7 @@ impl JsPool {
     /// `trySubmit(task, args = [], {signal, timeout} = {})`: never throws, never waits.
     #[wasm_bindgen(js_name = trySubmit)]
     pub fn try_submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
-        let prepared = match prepare(&self.inner, task, args, options) {
+        let prepared = match read_options(&options).and_then(|o| prepare(&self.inner, task, args, &o)) {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e),
         };
@@ -619,7 +668,7 @@ impl JsPool {
     /// honouring `signal` and `timeout` while waiting; rejects with `PoolClosedError` if
     /// shutdown starts first.
     pub fn submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
-        let prepared = match prepare(&self.inner, task, args, options) {
+        let prepared = match read_options(&options).and_then(|o| prepare(&self.inner, task, args, &o)) {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e),
         };
@@ -639,13 +688,17 @@ impl JsPool {
             Ok(Some(list)) => list,
             _ => return Promise::reject(&js_error("TYPE", &format!("items must be an array of tasks (each a task or [task, args]), got {}", type_name(&items)))),
         };
+        let options = match read_options(&options) {
+            Ok(o) => o,
+            Err(e) => return Promise::reject(&e),
+        };
         let mut prepared = Vec::with_capacity(list.length() as usize);
         for (i, item) in list.iter().enumerate() {
             let (task, args) = match super::codec::array_copy(&item) {
                 Ok(Some(pair)) => (pair.get(0), pair.get(1)),
                 _ => (item, JsValue::UNDEFINED),
             };
-            match prepare(&self.inner, task, args, options.clone()) {
+            match prepare(&self.inner, task, args, &options) {
                 Ok(p) => prepared.push(p),
                 Err(e) => return Promise::reject(&prefix_message(e, &format!("items[{i}]"))),
             }

@@ -1,6 +1,7 @@
 //! wasm32 only: the workers, promises and the `#[wasm_bindgen]` API.
 
 pub(crate) mod backend;
+mod abort;
 mod codec;
 pub(crate) mod growth;
 #[cfg(feature = "image")]

@@ -1,0 +1,183 @@
+//! `AbortSignal` → [`CancelToken`]: one abort listener per signal on this thread, however many
+//! tasks use the signal, removed when the last of them settles.
+//!
+//! A listener per task would cost ~20 µs per admission, trip Node's
+//! `MaxListenersExceededWarning` at the 11th task in flight on one signal, and — unless removed
+//! again — keep its closure, its token and (through the token) every task it ever saw for as
+//! long as the signal lives: ~350 bytes of wasm memory per task, which never shrinks.
+//!
+//! Here a signal gets a [`Link`] on first use: a token shared by all its tasks and one JS
+//! listener that calls back with the link's id. Each task (or `submit` waiting for space) holds
+//! a [`SignalUse`]; dropping the last one removes the listener and the link. The listener is a
+//! plain JS function, so a link can be dropped while its own abort is being dispatched.
+
+use crate::CancelToken;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Weak;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = "
+let onAbort;
+const ids = new WeakMap();
+let nextId = 1;
+// -1: not an AbortSignal; 0: aborted already; else the signal's id, the same on every call.
+export function signalId(s) {
+  try {
+    if (s === null || typeof s !== 'object' || typeof s.aborted !== 'boolean' || typeof s.addEventListener !== 'function') return -1;
+    if (s.aborted) return 0;
+  } catch { return -1; }
+  let id = ids.get(s);
+  if (id === undefined) { id = nextId++; ids.set(s, id); }
+  return id;
+}
+export function abortReason(signal) {
+  try { return signal.reason ?? new DOMException('This operation was aborted', 'AbortError'); } catch (e) { return e; }
+}
+export function setAbortHandler(f) { onAbort = f; }
+export function listen(s, id) {
+  const listener = () => onAbort(id);
+  s.addEventListener('abort', listener, { once: true });
+  return listener;
+}
+export function unlisten(s, listener) { try { s.removeEventListener('abort', listener); } catch {} }
+")]
+extern "C" {
+    #[wasm_bindgen(js_name = abortReason)]
+    pub(crate) fn abort_reason(signal: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = setAbortHandler)]
+    fn set_abort_handler(f: &Closure<dyn Fn(u32)>);
+    #[wasm_bindgen(js_name = signalId)]
+    fn signal_id(s: &JsValue) -> i32;
+    #[wasm_bindgen(js_name = listen, catch)]
+    fn listen(s: &JsValue, id: u32) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = unlisten)]
+    fn unlisten(s: &JsValue, listener: &JsValue);
+}
+
+/// A signal in use by at least one task on this thread.
+struct Link {
+    signal: JsValue,
+    /// Shared by every task of the signal; cancelled when the signal aborts.
+    token: CancelToken,
+    /// The JS listener, to remove when `users` drops to zero.
+    listener: JsValue,
+    /// Live [`SignalUse`]s.
+    users: usize,
+}
+
+thread_local! {
+    /// Links by the signal's id (JS assigns ids through a `WeakMap`, so a signal keeps its id).
+    static LINKS: RefCell<HashMap<u32, Link>> = RefCell::new(HashMap::new());
+    /// Calls [`on_abort`]; made once per thread and kept for good.
+    static HANDLER: Closure<dyn Fn(u32)> = {
+        let handler = Closure::<dyn Fn(u32)>::new(on_abort);
+        set_abort_handler(&handler);
+        handler
+    };
+    /// The pools on this thread, told after a signal's token is cancelled.
+    static POOLS: RefCell<Vec<Weak<dyn AfterAbort>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A pool's part in an abort beyond its token: rejecting `submit`s that wait for space.
+pub(crate) trait AfterAbort {
+    fn after_abort(&self);
+}
+
+fn on_abort(id: u32) {
+    // Not borrowed across `cancel`: settling tasks drops their `SignalUse`s, which release.
+    let token = LINKS.with(|l| l.borrow().get(&id).map(|link| link.token.clone()));
+    if let Some(token) = token {
+        token.cancel();
+        let pools: Vec<_> = POOLS.with(|p| p.borrow().iter().filter_map(Weak::upgrade).collect());
+        for pool in pools {
+            pool.after_abort();
+        }
+    }
+}
+
+/// Tells `pool` (on this thread) after every abort of a linked signal, while it lives.
+pub(crate) fn register(pool: Weak<dyn AfterAbort>) {
+    POOLS.with(|p| {
+        let mut pools = p.borrow_mut();
+        pools.retain(|w| w.strong_count() > 0);
+        pools.push(pool);
+    });
+}
+
+/// One task's use of a signal. Dropping it (on this thread) releases the signal's link.
+pub(crate) struct SignalUse {
+    id: u32,
+    token: CancelToken,
+    signal: JsValue,
+}
+
+/// What [`SignalUse::acquire`] found.
+pub(crate) enum Acquired {
+    Linked(SignalUse),
+    /// The signal had aborted already.
+    Aborted,
+    /// Not an `AbortSignal` (no boolean `aborted`, no `addEventListener`).
+    NotASignal,
+    /// Its `addEventListener` threw.
+    ListenFailed,
+}
+
+impl SignalUse {
+    /// Links `signal`: one call into JS when the signal is linked already, two when not.
+    pub(crate) fn acquire(signal: &JsValue) -> Acquired {
+        let id = match signal_id(signal) {
+            -1 => return Acquired::NotASignal,
+            0 => return Acquired::Aborted,
+            id => id as u32,
+        };
+        LINKS.with(|l| {
+            let mut links = l.borrow_mut();
+            if let Some(link) = links.get_mut(&id) {
+                link.users += 1;
+                return Acquired::Linked(SignalUse { id, token: link.token.clone(), signal: link.signal.clone() });
+            }
+            HANDLER.with(|_| ());
+            let Ok(listener) = listen(signal, id) else {
+                return Acquired::ListenFailed;
+            };
+            let token = CancelToken::new();
+            links.insert(id, Link { signal: signal.clone(), token: token.clone(), listener, users: 1 });
+            Acquired::Linked(SignalUse { id, token, signal: signal.clone() })
+        })
+    }
+
+    pub(crate) fn token(&self) -> &CancelToken {
+        &self.token
+    }
+
+    pub(crate) fn signal(&self) -> &JsValue {
+        &self.signal
+    }
+}
+
+impl Clone for SignalUse {
+    /// Another use of the same link, without asking JS for the signal's id again.
+    fn clone(&self) -> Self {
+        LINKS.with(|l| l.borrow_mut().get_mut(&self.id).expect("a SignalUse keeps its link").users += 1);
+        SignalUse { id: self.id, token: self.token.clone(), signal: self.signal.clone() }
+    }
+}
+
+impl Drop for SignalUse {
+    fn drop(&mut self) {
+        let gone = LINKS.with(|l| {
+            let mut links = l.borrow_mut();
+            let link = links.get_mut(&self.id)?;
+            link.users -= 1;
+            if link.users == 0 {
+                links.remove(&self.id)
+            } else {
+                None
+            }
+        });
+        if let Some(link) = gone {
+            unlisten(&link.signal, &link.listener);
+        }
+    }
+}
