@@ -17,3 +17,15 @@ export async function rejection(promise) {
     return e;
   }
 }
+
+/**
+ * A gate in pool memory: tasks `[wait, [g]]` block on word 0 (Atomics.wait is fine on a worker)
+ * until `open()`; word 1 counts the tasks that reached it, `await reached(n)` waits for `n`.
+ */
+export function gate(pool) {
+  const g = pool.alloc(Int32Array, 2);
+  const wait = (g) => { Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); return 'gated'; };
+  const reached = async (n) => { for (let v; (v = Atomics.load(g, 1)) < n;) await Atomics.waitAsync(g, 1, v).value; };
+  const open = () => { Atomics.store(g, 0, 1); Atomics.notify(g, 0); };
+  return { g, wait, reached, open };
+}

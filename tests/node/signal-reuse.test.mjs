@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, memoryBytes } from 'ringpool';
-import { assertInvariant } from './helpers.mjs';
+import { assertInvariant, gate } from './helpers.mjs';
 
 // A real AbortSignal whose 'abort' listeners are counted as they are added and removed.
 function countedSignal() {
@@ -23,14 +23,6 @@ function countedSignal() {
     remove(type, fn, opts);
   };
   return { ac, signal, live: () => live.size, peak: () => peak };
-}
-
-function gate(pool) {
-  const g = pool.alloc(Int32Array, 2);
-  const wait = (g) => { Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); return 'gated'; };
-  const reached = async (n) => { for (let v; (v = Atomics.load(g, 1)) < n;) await Atomics.waitAsync(g, 1, v).value; };
-  const open = () => { Atomics.store(g, 0, 1); Atomics.notify(g, 0); };
-  return { g, wait, reached, open };
 }
 
 test('one listener for all tasks of a signal (trySubmit, submit, submitAll), none once they settle', async () => {

@@ -4,16 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, PoolClosedError, diagnostics } from 'ringpool';
-import { assertInvariant, rejection } from './helpers.mjs';
-
-/** A shared gate: tasks wait on word 0 until `open()`; word 1 counts tasks that reached it. */
-function gate(pool) {
-  const g = pool.alloc(Int32Array, 2);
-  const wait = (g) => { Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); return 'gated'; };
-  const reached = async (n) => { for (let v; (v = Atomics.load(g, 1)) < n;) await Atomics.waitAsync(g, 1, v).value; };
-  const open = () => { Atomics.store(g, 0, 1); Atomics.notify(g, 0); };
-  return { g, wait, reached, open };
-}
+import { assertInvariant, gate, rejection } from './helpers.mjs';
 
 test('results come back in item order: functions, [function, args] pairs and Rust tasks', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 64 });
