@@ -1,6 +1,7 @@
 //! Native back end: workers are `std::thread`s, timers run on one lazily started thread, and
 //! completions are delivered on the worker that settles the task (wakers are thread-safe).
 
+use crate::cancel::Hook;
 use crate::error::BuildError;
 use crate::pool::{enter_worker, Shared, TaskRef};
 use std::collections::BinaryHeap;
@@ -75,14 +76,25 @@ impl Backend {
         Instant::now() >= deadline
     }
 
-    pub(crate) fn after(&self, after: Duration, action: Box<dyn FnOnce() + Send>) {
-        self.at(self.deadline(after), action);
+    /// Fires `hook` after `after`, unless it is stale by then (a task's deadline).
+    pub(crate) fn after_hook(&self, after: Duration, hook: Box<dyn Hook>) {
+        self.push(self.deadline(after), Action::Hook(hook));
     }
 
     pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) {
+        self.push(at, Action::Once(action));
+    }
+
+    fn push(&self, at: Deadline, action: Action) {
         let mut state = self.timer.state.lock().unwrap_or_else(|e| e.into_inner());
         state.seq += 1;
         let seq = state.seq;
+        // Deadlines of tasks that settled long before are swept when the heap doubles: a long
+        // timeout on many short tasks keeps the heap within twice the tasks still waiting.
+        if state.heap.len() >= state.sweep_at {
+            state.heap.retain(|e| !matches!(&e.action, Action::Hook(h) if h.is_stale()));
+            state.sweep_at = (2 * state.heap.len()).max(64);
+        }
         state.heap.push(Entry { at, seq, action });
         if !state.running {
             state.running = true;
@@ -109,12 +121,19 @@ struct TimerState {
     heap: BinaryHeap<Entry>,
     seq: u64,
     running: bool,
+    /// `heap` is swept of stale hooks when it reaches this length.
+    sweep_at: usize,
 }
 
 struct Entry {
     at: Instant,
     seq: u64,
-    action: Box<dyn FnOnce() + Send>,
+    action: Action,
+}
+
+enum Action {
+    Once(Box<dyn FnOnce() + Send>),
+    Hook(Box<dyn Hook>),
 }
 
 impl PartialEq for Entry {
@@ -148,7 +167,10 @@ impl Timer {
                 Some(at) if at <= now => {
                     let entry = state.heap.pop().expect("peeked");
                     drop(state);
-                    (entry.action)();
+                    match entry.action {
+                        Action::Once(f) => f(),
+                        Action::Hook(h) => h.fire(),
+                    }
                     state = self.state.lock().unwrap_or_else(|e| e.into_inner());
                 }
                 Some(at) => {

@@ -130,17 +130,18 @@ impl WorkerSlot {
     }
 }
 
-/// A task's registration with its [`CancelToken`]: weak, so that the token never keeps a
-/// settled task (or the pool) alive, and stale once the task settled.
-struct CancelHook {
+/// A task's registration with its [`CancelToken`] or its deadline: settles it with `err`.
+/// Weak, so that neither keeps a settled task (or the pool) alive, and stale once it settled.
+struct SettleHook {
     shared: std::sync::Weak<Shared>,
     task: std::sync::Weak<dyn Runnable>,
+    err: TaskError,
 }
 
-impl crate::cancel::Hook for CancelHook {
+impl crate::cancel::Hook for SettleHook {
     fn fire(self: Box<Self>) {
         if let (Some(shared), Some(task)) = (self.shared.upgrade(), self.task.upgrade()) {
-            shared.settle_err(&task, TaskError::Cancelled);
+            shared.settle_err(&task, self.err);
         }
     }
 
@@ -443,16 +444,10 @@ impl WorkerPool {
     /// Arms cancellation and the deadline of an accepted task.
     fn watch(&self, erased: &TaskRef, options: TaskOptions) {
         if let Some(token) = options.cancel {
-            token.on_cancel(Box::new(CancelHook { shared: Arc::downgrade(&self.shared), task: Arc::downgrade(erased) }));
+            token.on_cancel(Box::new(SettleHook { shared: Arc::downgrade(&self.shared), task: Arc::downgrade(erased), err: TaskError::Cancelled }));
         }
         if let Some(timeout) = options.timeout {
-            let shared = Arc::downgrade(&self.shared);
-            let weak = Arc::downgrade(erased);
-            self.backend.after(timeout, Box::new(move || {
-                if let (Some(shared), Some(task)) = (shared.upgrade(), weak.upgrade()) {
-                    shared.settle_err(&task, TaskError::TimedOut);
-                }
-            }));
+            self.backend.after_hook(timeout, Box::new(SettleHook { shared: Arc::downgrade(&self.shared), task: Arc::downgrade(erased), err: TaskError::TimedOut }));
         }
     }
 

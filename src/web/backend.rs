@@ -332,8 +332,10 @@ impl Backend {
         js_sys::Date::now() >= deadline
     }
 
-    pub(crate) fn after(&self, after: Duration, action: Box<dyn FnOnce() + Send>) {
-        schedule(after.as_secs_f64() * 1000.0, &once(action));
+    /// Fires `hook` after `after` (a Rust API task's deadline; the JS API keeps its own,
+    /// src/web/deadlines.rs).
+    pub(crate) fn after_hook(&self, after: Duration, hook: Box<dyn crate::cancel::Hook>) {
+        schedule(after.as_secs_f64() * 1000.0, &once(Box::new(move || hook.fire())));
     }
 
     pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) {

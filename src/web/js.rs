@@ -3,6 +3,7 @@
 
 use super::abort::{abort_reason, Acquired, SignalUse};
 use super::codec::from_js;
+use super::deadlines::{Deadlines, Watch};
 use super::jsfn::{self, JsOutcome};
 use super::{js_error, memory_bytes, note_buffer, pool_view_offset, task_error_to_js};
 use crate::value::{Budget, TypedKind, Value};
@@ -52,12 +53,6 @@ extern "C" {
         cancelled: f64,
         timed_out: f64,
     ) -> Object;
-}
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(callback: &JsValue, ms: f64) -> JsValue;
 }
 
 type RustBody = Box<dyn FnOnce() -> JsOutcome + Send>;
@@ -221,6 +216,8 @@ struct Waiter {
     reject: Function,
     /// Settled by abort or timeout while waiting.
     gone: Rc<Cell<bool>>,
+    /// Its deadline, forgotten once it leaves the queue.
+    _deadline: Option<Watch>,
 }
 
 struct Inner {
@@ -230,6 +227,8 @@ struct Inner {
     allocs: RefCell<HashMap<u32, std::alloc::Layout>>,
     /// Made with `Pool.create({module})`: string tasks name its exports.
     task_module: bool,
+    /// `timeout`s of tasks and waiting submits.
+    deadlines: Rc<Deadlines>,
 }
 
 // Owner-thread state mutated in small steps that do not panic half-way (see pool.rs).
@@ -429,18 +428,21 @@ impl Inner {
     /// Offers a prepared task to the ring. `waiting`: a `submit` that will wait for space if
     /// the queue is full (not counted as rejected).
     fn admit(&self, p: Prepared, waiting: bool) -> Result<Promise, Refused> {
-        let timeout = p.deadline.map(|d| Duration::from_secs_f64(((d - js_sys::Date::now()).max(0.0)) / 1000.0));
-        let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout };
+        // The deadline is this pool's (src/web/deadlines.rs), not the core's timer per task.
+        let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout: None };
         let Prepared { body, signal, deadline, batch } = p;
         match self.pool.offer(body, options, !waiting, batch.as_ref()) {
             Ok(handle) => {
-                // Moved into the settle callback: the signal's link lives until the task settles.
-                let signal = AssertUnwindSafe(signal);
+                let watch = deadline.map(|at| self.time_out_at(at, &handle));
+                // Moved into the settle callback: the signal's link and the deadline's entry
+                // live until the task settles.
+                let held = AssertUnwindSafe((signal, watch));
                 Ok(handle.into_promise_map(move |r| {
-                    let signal = signal;
+                    let held = held;
+                    let signal = &held.0 .0;
                     match r {
                         Ok(outcome) => jsfn::outcome_to_js(outcome),
-                        Err(TaskError::Cancelled) => Err(signal.0.as_ref().map(Signal::reason).unwrap_or_else(|| task_error_to_js(&TaskError::Cancelled))),
+                        Err(TaskError::Cancelled) => Err(signal.as_ref().map(Signal::reason).unwrap_or_else(|| task_error_to_js(&TaskError::Cancelled))),
                         Err(e) => Err(task_error_to_js(&e)),
                     }
                 }))
@@ -455,6 +457,17 @@ impl Inner {
                 Err(Refused::Aborted(signal.as_ref().map(Signal::reason).unwrap_or_else(|| js_error("CANCELLED", ""))))
             }
         }
+    }
+
+    /// Times the task out at `at` (`Date.now()` ms) unless the returned entry is dropped first.
+    fn time_out_at<T>(&self, at: f64, handle: &crate::TaskHandle<T>) -> Watch {
+        let task: crate::pool::TaskRef = handle.task.clone();
+        let (shared, task) = (Arc::downgrade(&self.pool.shared), Arc::downgrade(&task));
+        self.deadlines.watch(at, Box::new(move || {
+            if let (Some(shared), Some(task)) = (shared.upgrade(), task.upgrade()) {
+                shared.settle_err(&task, TaskError::TimedOut);
+            }
+        }))
     }
 
     /// A `submitAll` member will never run: its batch turns loud, and completions already
@@ -499,17 +512,15 @@ impl Inner {
         let gone_w = AssertUnwindSafe(gone.clone());
         let mut executor = |resolve: Function, reject: Function| {
             let gone_w = &gone_w.0;
-            if let Some(deadline) = deadline {
-                let (reject, gone) = (AssertUnwindSafe(reject.clone()), AssertUnwindSafe(gone_w.clone()));
-                let cb = Closure::once_into_js(move || {
-                    let (reject, gone) = (reject, gone);
-                    if !gone.0.replace(true) {
-                        drop(reject.0.call1(&JsValue::UNDEFINED, &js_error("TIMEOUT", "")));
+            let watch = deadline.map(|at| {
+                let (reject, gone) = (reject.clone(), gone_w.clone());
+                self.deadlines.watch(at, Box::new(move || {
+                    if !gone.replace(true) {
+                        drop(reject.call1(&JsValue::UNDEFINED, &js_error("TIMEOUT", "")));
                     }
-                });
-                set_timeout(&cb, (deadline - js_sys::Date::now()).max(0.0));
-            }
-            self.waiters.borrow_mut().push_back(Waiter { prepared: slot.take(), resolve, reject, gone: gone_w.clone() });
+                }))
+            });
+            self.waiters.borrow_mut().push_back(Waiter { prepared: slot.take(), resolve, reject, gone: gone_w.clone(), _deadline: watch });
         };
         let mut executor = AssertUnwindSafe(&mut executor);
         let promise = Promise::new(&mut move |resolve, reject| {
@@ -621,6 +632,7 @@ impl JsPool {
             waiters: RefCell::new(VecDeque::new()),
             allocs: RefCell::new(HashMap::new()),
             task_module: has_module,
+            deadlines: Rc::default(),
         });
         let weak = AssertUnwindSafe(Rc::downgrade(&inner));
         inner.pool.backend.main().set_on_drain(Box::new(move || {

@@ -3,6 +3,7 @@
 pub(crate) mod backend;
 mod abort;
 mod codec;
+mod deadlines;
 pub(crate) mod growth;
 #[cfg(feature = "image")]
 mod image;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { memoryBytes } from 'ringpool';
 
 /** `accepted = completed + failed + queued + running`, once the pool is quiet. */
 export function assertInvariant(pool) {
@@ -28,4 +29,15 @@ export function gate(pool) {
   const reached = async (n) => { for (let v; (v = Atomics.load(g, 1)) < n;) await Atomics.waitAsync(g, 1, v).value; };
   const open = () => { Atomics.store(g, 0, 1); Atomics.notify(g, 0); };
   return { g, wait, reached, open };
+}
+
+/**
+ * How many bytes the wasm memory grew over 60 calls of `round` (500 tasks each, say), after 10
+ * calls to warm up the allocator's and the pool's own buffers.
+ */
+export async function memoryGrowth(round) {
+  for (let i = 0; i < 10; i++) await round();
+  const before = memoryBytes();
+  for (let i = 0; i < 60; i++) await round();
+  return memoryBytes() - before;
 }
