@@ -46,7 +46,16 @@ export class WorkerSet {
     const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
     if (isNode) {
       entry = nodeModule('node:worker_threads').then(({ Worker }) => {
-        const w = new Worker(workerScript?.url ?? new URL(import.meta.url), { workerData: data, name: `${this.name}-${index}` });
+        const url = workerScript?.url ?? new URL(import.meta.url);
+        const options = { workerData: data, name: `${this.name}-${index}` };
+        let w;
+        try {
+          w = new Worker(url, { ...options, execArgv: workerExecArgv() });
+        } catch (e) {
+          // An explicit list is checked: V8 and per-process options next to --input-type.
+          if (e?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw e;
+          w = new Worker(url, { ...options, execArgv: [] });
+        }
         w.on('message', onMessage);
         w.on('error', onError);
         // After its messages: a thread that ended without saying so (process.exit in a task).
@@ -95,6 +104,22 @@ export class WorkerSet {
 // different origins): task timing for the doorbell and the `image.*` tile reports.
 export function clock() {
   return performance.timeOrigin + performance.now();
+}
+
+/**
+ * `undefined` (inherit the process's options, as worker_threads do by default), or those options
+ * without `--input-type` when it is there: a worker refuses to start a file with it (`node
+ * --input-type=module -e …`, a module piped into stdin), and it only concerns the main script.
+ */
+function workerExecArgv() {
+  const argv = process.execArgv;
+  if (!argv.some((a) => a === '--input-type' || a.startsWith('--input-type='))) return undefined;
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--input-type') i++;
+    else if (!argv[i].startsWith('--input-type=')) out.push(argv[i]);
+  }
+  return out;
 }
 
 export function schedule(ms, callback) {
