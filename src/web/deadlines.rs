@@ -11,6 +11,7 @@
 //! The heap may hold entries of settled tasks (16 bytes each) until they come due; it is
 //! rebuilt from the live ones when it grows past twice their number.
 
+use super::backend::clock;
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -32,7 +33,7 @@ pub(crate) struct Deadlines {
 
 #[derive(Default)]
 struct State {
-    /// `(deadline in Date.now() ms, rounded up; id)`, earliest first. May hold settled ids.
+    /// `(deadline in clock ms, rounded up; id)`, earliest first. May hold settled ids.
     heap: BinaryHeap<Reverse<(u64, u64)>>,
     /// What to do at each live deadline, by id.
     live: HashMap<u64, (u64, Box<dyn FnOnce()>)>,
@@ -56,7 +57,8 @@ impl Drop for Watch {
 }
 
 impl Deadlines {
-    /// Runs `due` at `at` (`Date.now()` ms) unless the returned [`Watch`] is dropped first.
+    /// Runs `due` at `at` ([`clock`] ms: monotonic, unlike `Date.now()`) unless the returned
+    /// [`Watch`] is dropped first.
     pub(crate) fn watch(self: &Rc<Self>, at: f64, due: Box<dyn FnOnce()>) -> Watch {
         let at = at.max(0.0).ceil() as u64;
         let mut s = self.state.borrow_mut();
@@ -96,13 +98,13 @@ impl Deadlines {
                 d.expire();
             }
         });
-        let ms = (at as f64 - js_sys::Date::now()).max(0.0);
+        let ms = (at as f64 - clock()).max(0.0);
         s.armed = Some((at, set_timeout(&fire, ms)));
     }
 
     /// The timer fired: runs what is due, then sets the timer for the next deadline.
     fn expire(self: &Rc<Self>) {
-        let now = js_sys::Date::now();
+        let now = clock();
         let mut due = Vec::new();
         {
             let mut s = self.state.borrow_mut();

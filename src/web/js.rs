@@ -188,7 +188,7 @@ impl Signal {
 /// `{signal, timeout}`, read once per call (a `submitAll` shares them among its items).
 struct CallOptions {
     signal: Option<Signal>,
-    /// Absolute deadline in `Date.now()` ms.
+    /// Absolute deadline in [`clock`](super::backend::clock) ms (monotonic).
     deadline: Option<f64>,
 }
 
@@ -197,7 +197,7 @@ struct Prepared {
     body: Body,
     /// Held until the task settles: it keeps the signal's listener.
     signal: Option<Signal>,
-    /// Absolute deadline in `Date.now()` ms.
+    /// Absolute deadline in [`clock`](super::backend::clock) ms (monotonic).
     deadline: Option<f64>,
     /// The `submitAll` call it belongs to.
     batch: Option<Arc<Batch>>,
@@ -378,7 +378,7 @@ fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
         None
     } else {
         match timeout.as_f64() {
-            Some(ms) if ms.is_finite() && ms >= 0.0 => Some(js_sys::Date::now() + ms),
+            Some(ms) if ms.is_finite() && ms >= 0.0 => Some(super::backend::clock() + ms),
             Some(ms) => return Err(js_error("RANGE", &format!("options.timeout must be a finite number of ms >= 0, got {ms}"))),
             None => return Err(js_error("TYPE", &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
         }
@@ -459,7 +459,7 @@ impl Inner {
         }
     }
 
-    /// Times the task out at `at` (`Date.now()` ms) unless the returned entry is dropped first.
+    /// Times the task out at `at` (clock ms) unless the returned entry is dropped first.
     fn time_out_at<T>(&self, at: f64, handle: &crate::TaskHandle<T>) -> Watch {
         let task: crate::pool::TaskRef = handle.task.clone();
         let (shared, task) = (Arc::downgrade(&self.pool.shared), Arc::downgrade(&task));
