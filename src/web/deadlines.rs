@@ -38,8 +38,20 @@ struct State {
     /// What to do at each live deadline, by id.
     live: HashMap<u64, (u64, Box<dyn FnOnce()>)>,
     next_id: u64,
-    /// The JS timer and the deadline it was set for.
+    /// The JS timer and the deadline it was set for: the only one pending.
     armed: Option<(u64, JsValue)>,
+    /// The timer's callback, made once: a callback per timer would leak each time its timer is
+    /// cleared before it fires (a `once_into_js` closure is freed only by its call).
+    fire: Option<Closure<dyn FnMut()>>,
+}
+
+impl Drop for Deadlines {
+    /// The pending timer must not call `fire` once it is freed.
+    fn drop(&mut self) {
+        if let Some((_, handle)) = self.state.get_mut().armed.take() {
+            clear_timeout(&handle);
+        }
+    }
 }
 
 /// An entry; dropping it (when the task settles, on the owner thread) forgets it.
@@ -91,15 +103,17 @@ impl Deadlines {
         if let Some((_, handle)) = s.armed.take() {
             clear_timeout(&handle);
         }
-        let me = std::panic::AssertUnwindSafe(Rc::downgrade(self));
-        let fire = Closure::once_into_js(move || {
-            let me = me;
-            if let Some(d) = me.0.upgrade() {
-                d.expire();
-            }
+        let fire = s.fire.get_or_insert_with(|| {
+            let me = std::panic::AssertUnwindSafe(Rc::downgrade(self));
+            Closure::new(move || {
+                let me = &me;
+                if let Some(d) = me.0.upgrade() {
+                    d.expire();
+                }
+            })
         });
         let ms = (at as f64 - clock()).max(0.0);
-        s.armed = Some((at, set_timeout(&fire, ms)));
+        s.armed = Some((at, set_timeout(fire.as_ref(), ms)));
     }
 
     /// The timer fired: runs what is due, then sets the timer for the next deadline.
