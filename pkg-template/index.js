@@ -11,9 +11,9 @@ if (isNode) {
   // V8 aborts the whole process when it lazily deoptimises a function into which TurboFan
   // inlined a call to a wasm export returning a JS value (externref): its deoptimiser has no
   // case for that return kind (Node 20 crashes; newer V8 sources we read still lack it, so this
-  // is set on every Node version). Ours return promises, and JS they call back (an options getter, a signal's listeners)
-  // can trigger exactly such a deopt. Without the inlining a call into wasm costs a few ns
-  // more; no benchmark here saw it. See README "Where it runs".
+  // is set on every Node version). Ours return promises, and JS they call back (an options
+  // getter, a signal's listeners) can trigger exactly such a deopt. Without the inlining a call
+  // into wasm costs a few ns more; no benchmark here saw it. See README "Where it runs".
   (await builtin('v8')).setFlagsFromString('--no-turbo-inline-js-wasm-calls');
   const { readFile } = await builtin('fs/promises');
   await glue.default({ module_or_path: await readFile(wasmUrl) });

@@ -31,12 +31,20 @@ struct Inner {
 #[derive(Default)]
 struct Hooks {
     list: Vec<Box<dyn Hook>>,
-    /// `list` is swept of stale hooks when it reaches this length, then the mark moves to twice
-    /// what is left: the list stays within twice the tasks in flight, at O(1) amortised cost.
+    /// See [`sweep_when_doubled`].
     sweep_at: usize,
 }
 
 const MIN_SWEEP: usize = 32;
+
+/// Keeps a collection of hooks within twice its live ones at O(1) amortised cost: once `len`
+/// reaches `*mark`, `sweep` drops the stale hooks and returns how many are left, and the mark
+/// moves to twice that (at least `min`). Used by cancel tokens and the native timer.
+pub(crate) fn sweep_when_doubled(len: usize, mark: &mut usize, min: usize, sweep: impl FnOnce() -> usize) {
+    if len >= *mark {
+        *mark = (2 * sweep()).max(min);
+    }
+}
 
 impl CancelToken {
     /// A token that is not cancelled.
@@ -68,11 +76,12 @@ impl CancelToken {
             hook.fire();
             return;
         }
-        if hooks.list.len() >= hooks.sweep_at {
-            hooks.list.retain(|h| !h.is_stale());
-            hooks.sweep_at = (2 * hooks.list.len()).max(MIN_SWEEP);
-        }
-        hooks.list.push(hook);
+        let Hooks { list, sweep_at } = &mut *hooks;
+        sweep_when_doubled(list.len(), sweep_at, MIN_SWEEP, || {
+            list.retain(|h| !h.is_stale());
+            list.len()
+        });
+        list.push(hook);
     }
 }
 

@@ -1,7 +1,7 @@
 //! Native back end: workers are `std::thread`s, timers run on one lazily started thread, and
 //! completions are delivered on the worker that settles the task (wakers are thread-safe).
 
-use crate::cancel::Hook;
+use crate::cancel::{sweep_when_doubled, Hook};
 use crate::error::BuildError;
 use crate::pool::{enter_worker, Shared, TaskRef};
 use std::collections::BinaryHeap;
@@ -89,12 +89,13 @@ impl Backend {
         let mut state = self.timer.state.lock().unwrap_or_else(|e| e.into_inner());
         state.seq += 1;
         let seq = state.seq;
-        // Deadlines of tasks that settled long before are swept when the heap doubles: a long
-        // timeout on many short tasks keeps the heap within twice the tasks still waiting.
-        if state.heap.len() >= state.sweep_at {
-            state.heap.retain(|e| !matches!(&e.action, Action::Hook(h) if h.is_stale()));
-            state.sweep_at = (2 * state.heap.len()).max(64);
-        }
+        // Deadlines of tasks that settled long before: a long timeout on many short tasks keeps
+        // the heap within twice the tasks still waiting.
+        let TimerState { heap, sweep_at, .. } = &mut *state;
+        sweep_when_doubled(heap.len(), sweep_at, 64, || {
+            heap.retain(|e| !matches!(&e.action, Action::Hook(h) if h.is_stale()));
+            heap.len()
+        });
         state.heap.push(Entry { at, seq, action });
         if !state.running {
             state.running = true;
@@ -121,7 +122,7 @@ struct TimerState {
     heap: BinaryHeap<Entry>,
     seq: u64,
     running: bool,
-    /// `heap` is swept of stale hooks when it reaches this length.
+    /// See [`sweep_when_doubled`].
     sweep_at: usize,
 }
 

@@ -150,7 +150,6 @@ impl crate::cancel::Hook for SettleHook {
     }
 }
 
-
 /// State shared by the pool handle, the workers and the back end.
 pub(crate) struct Shared {
     pub(crate) dispatch: Dispatch<TaskRef>,
@@ -444,11 +443,17 @@ impl WorkerPool {
     /// Arms cancellation and the deadline of an accepted task.
     fn watch(&self, erased: &TaskRef, options: TaskOptions) {
         if let Some(token) = options.cancel {
-            token.on_cancel(Box::new(SettleHook { shared: Arc::downgrade(&self.shared), task: Arc::downgrade(erased), err: TaskError::Cancelled }));
+            token.on_cancel(self.settle_hook(erased, TaskError::Cancelled));
         }
         if let Some(timeout) = options.timeout {
-            self.backend.after_hook(timeout, Box::new(SettleHook { shared: Arc::downgrade(&self.shared), task: Arc::downgrade(erased), err: TaskError::TimedOut }));
+            self.backend.after_hook(timeout, self.settle_hook(erased, TaskError::TimedOut));
         }
+    }
+
+    /// Settles `task` with `err` when fired, unless it settled before (cancel tokens, timers,
+    /// the JS API's deadline queue).
+    pub(crate) fn settle_hook(&self, task: &TaskRef, err: TaskError) -> Box<dyn crate::cancel::Hook> {
+        Box::new(SettleHook { shared: Arc::downgrade(&self.shared), task: Arc::downgrade(task), err })
     }
 
     /// Closes admission at once, runs every accepted task, and resolves when all workers have

@@ -109,7 +109,6 @@ pub(crate) fn register(pool: Weak<dyn AfterAbort>) {
 pub(crate) struct SignalUse {
     id: u32,
     token: CancelToken,
-    signal: JsValue,
 }
 
 /// What [`SignalUse::acquire`] found.
@@ -135,7 +134,7 @@ impl SignalUse {
             let mut links = l.borrow_mut();
             if let Some(link) = links.get_mut(&id) {
                 link.users += 1;
-                return Acquired::Linked(SignalUse { id, token: link.token.clone(), signal: link.signal.clone() });
+                return Acquired::Linked(SignalUse { id, token: link.token.clone() });
             }
             HANDLER.with(|_| ());
             let Ok(listener) = listen(signal, id) else {
@@ -143,7 +142,7 @@ impl SignalUse {
             };
             let token = CancelToken::new();
             links.insert(id, Link { signal: signal.clone(), token: token.clone(), listener, users: 1 });
-            Acquired::Linked(SignalUse { id, token, signal: signal.clone() })
+            Acquired::Linked(SignalUse { id, token })
         })
     }
 
@@ -151,8 +150,9 @@ impl SignalUse {
         &self.token
     }
 
-    pub(crate) fn signal(&self) -> &JsValue {
-        &self.signal
+    /// The signal's `reason` (the link lives as long as this use).
+    pub(crate) fn reason(&self) -> JsValue {
+        LINKS.with(|l| abort_reason(&l.borrow().get(&self.id).expect("a SignalUse keeps its link").signal))
     }
 }
 
@@ -160,7 +160,7 @@ impl Clone for SignalUse {
     /// Another use of the same link, without asking JS for the signal's id again.
     fn clone(&self) -> Self {
         LINKS.with(|l| l.borrow_mut().get_mut(&self.id).expect("a SignalUse keeps its link").users += 1);
-        SignalUse { id: self.id, token: self.token.clone(), signal: self.signal.clone() }
+        SignalUse { id: self.id, token: self.token.clone() }
     }
 }
 

@@ -178,10 +178,10 @@ impl Signal {
     }
 
     fn reason(&self) -> JsValue {
-        abort_reason(match self {
-            Signal::Linked(u) => u.signal(),
-            Signal::Aborted(s) => s,
-        })
+        match self {
+            Signal::Linked(u) => u.reason(),
+            Signal::Aborted(s) => abort_reason(s),
+        }
     }
 }
 
@@ -461,13 +461,8 @@ impl Inner {
 
     /// Times the task out at `at` (clock ms) unless the returned entry is dropped first.
     fn time_out_at<T>(&self, at: f64, handle: &crate::TaskHandle<T>) -> Watch {
-        let task: crate::pool::TaskRef = handle.task.clone();
-        let (shared, task) = (Arc::downgrade(&self.pool.shared), Arc::downgrade(&task));
-        self.deadlines.watch(at, Box::new(move || {
-            if let (Some(shared), Some(task)) = (shared.upgrade(), task.upgrade()) {
-                shared.settle_err(&task, TaskError::TimedOut);
-            }
-        }))
+        let hook = self.pool.settle_hook(&(handle.task.clone() as crate::pool::TaskRef), TaskError::TimedOut);
+        self.deadlines.watch(at, Box::new(move || hook.fire()))
     }
 
     /// A `submitAll` member will never run: its batch turns loud, and completions already
