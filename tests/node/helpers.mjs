@@ -41,3 +41,11 @@ export async function memoryGrowth(round) {
   for (let i = 0; i < 60; i++) await round();
   return memoryBytes() - before;
 }
+
+/** Occupies a worker with a gated task and returns once it runs; `open()` lets it finish as 'gated'. */
+export async function occupy(pool) {
+  const { g, wait, reached, open } = gate(pool);
+  const blocker = pool.trySubmit(wait, [g]);
+  await reached(1);
+  return { blocker, open };
+}

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool } from 'ringpool';
-import { assertInvariant, gate, memoryGrowth } from './helpers.mjs';
+import { assertInvariant, memoryGrowth, occupy } from './helpers.mjs';
 
 // A real AbortSignal whose 'abort' listeners are counted as they are added and removed.
 function countedSignal() {
@@ -27,9 +27,7 @@ function countedSignal() {
 
 test('one listener for all tasks of a signal (trySubmit, submit, submitAll), none once they settle', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 40 });
-  const { g, wait, reached, open } = gate(pool);
-  const blocker = pool.trySubmit(wait, [g]);
-  await reached(1);
+  const { blocker, open } = await occupy(pool);
   const s = countedSignal();
   const opts = { signal: s.signal };
   const tried = Array.from({ length: 20 }, (_, i) => pool.trySubmit((i) => i, [i], opts));
@@ -71,9 +69,7 @@ test('a long-lived signal keeps no memory for settled tasks', async () => {
 
 test('aborting a shared signal cancels every task of it, queued or waiting, and nothing else', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
-  const { g, wait, reached, open } = gate(pool);
-  const blocker = pool.trySubmit(wait, [g]);
-  await reached(1);
+  const { blocker, open } = await occupy(pool);
   const ran = pool.alloc(Int32Array, 1);
   const body = (r) => { Atomics.add(r, 0, 1); };
   const s = countedSignal();

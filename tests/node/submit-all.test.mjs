@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, PoolClosedError, diagnostics } from 'ringpool';
-import { assertInvariant, gate, rejection } from './helpers.mjs';
+import { assertInvariant, gate, occupy, rejection } from './helpers.mjs';
 
 test('results come back in item order: functions, [function, args] pairs and Rust tasks', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 64 });
@@ -92,9 +92,7 @@ test('bad input refuses the whole call with the item named; nothing is admitted'
 
 test('abort while items wait for space: the batch rejects, the pool drains and stays usable', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 1 });
-  const { g, wait, reached, open } = gate(pool);
-  const blocker = pool.trySubmit(wait, [g]);
-  await reached(1);
+  const { blocker, open } = await occupy(pool);
   const ac = new AbortController();
   // 'queued' takes the one slot; the other two wait for space.
   const all = pool.submitAll([() => 'queued', () => 'waits', () => 'waits too'], { signal: ac.signal });
@@ -109,9 +107,7 @@ test('abort while items wait for space: the batch rejects, the pool drains and s
 
 test('shutdown refuses waiting items with PoolClosedError and still drains the admitted one', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 1 });
-  const { g, wait, reached, open } = gate(pool);
-  const blocker = pool.trySubmit(wait, [g]);
-  await reached(1);
+  const { blocker, open } = await occupy(pool);
   const all = pool.submitAll([() => 'queued', () => 'never admitted']);
   const done = pool.shutdown();
   assert.ok(await rejection(all) instanceof PoolClosedError);

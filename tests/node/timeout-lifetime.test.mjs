@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, TimeoutError } from 'ringpool';
-import { assertInvariant, gate, memoryGrowth, rejection } from './helpers.mjs';
+import { assertInvariant, memoryGrowth, occupy, rejection } from './helpers.mjs';
 
 test('a long timeout keeps no memory for tasks that finished, in batches or one at a time', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 512 });
@@ -23,9 +23,7 @@ test('a long timeout keeps no memory for tasks that finished, in batches or one 
 
 test('deadlines expire in time order, whatever the order they were set in', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 3 });
-  const { g, wait, reached, open } = gate(pool);
-  const blocker = pool.trySubmit(wait, [g]);
-  await reached(1);
+  const { blocker, open } = await occupy(pool);
   let longSettled = false;
   const long = pool.trySubmit(() => 'long', [], { timeout: 600_000 }).finally(() => { longSettled = true; });
   const short = pool.trySubmit(() => 'never', [], { timeout: 30 });
