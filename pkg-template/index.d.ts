@@ -99,6 +99,20 @@ export declare class PanicError extends RingpoolError {
 }
 export declare class WorkerCrashedError extends RingpoolError { readonly code: 'WORKER_CRASHED'; }
 export declare class CancelledError extends RingpoolError { readonly code: 'CANCELLED'; }
+/**
+ * The shared memory cannot hold a value: an argument at admission, a result on its way back, or
+ * an allocation inside a Rust task. A `RangeError`; the pool keeps working and nothing accepted
+ * is lost. The memory only grows, up to `maximum` bytes (README "Memory").
+ */
+export declare class OutOfMemoryError extends RangeError {
+  readonly code: 'OUT_OF_MEMORY';
+  /** Bytes the refused allocation asked for. */
+  readonly needed: number;
+  /** Bytes the memory had (its size; it never shrinks). */
+  readonly inUse: number;
+  /** The memory's maximum in bytes. */
+  readonly maximum: number;
+}
 
 /** The shared wasm memory; its `buffer` is a `SharedArrayBuffer`. */
 export declare function wasmMemory(): WebAssembly.Memory;
@@ -112,6 +126,8 @@ export declare const diagnostics: {
   spin(ms: number): Task<number>;
   noop(): Task<undefined>;
   worker(): Task<string>;
+  /** Allocates and fills `bytes` bytes in Rust; resolves with their sum, or rejects with `OutOfMemoryError`. */
+  alloc(bytes: number): Task<number>;
 };
 
 /** RGBA pixels in pool memory (`pool.alloc(Uint8Array, width * height * 4)`). */

@@ -29,6 +29,7 @@ glue.__setWorkerScript(
 
 export const {
   RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError,
+  OutOfMemoryError,
 } = glue.errorClasses();
 
 export const Pool = glue.Pool;
@@ -61,6 +62,11 @@ export const diagnostics = Object.freeze({
   trap: glue.diagnosticsTrap,
   /** A task that busy-waits `ms` milliseconds and returns how long it spun. */
   spin: glue.diagnosticsSpin,
+  /**
+   * A task that allocates and fills `bytes` bytes of pool memory in Rust and resolves with
+   * their sum; past what the memory can hold it rejects with `OutOfMemoryError`.
+   */
+  alloc: glue.diagnosticsAlloc,
   /** A task that does nothing (overhead measurements). */
   noop: glue.diagnosticsNoop,
   /** A task that returns `"index:id"` of the worker running it. */

@@ -24,9 +24,9 @@ section "browser: wasm-bindgen tests in headless Chromium"
 if [ -f target/toolchain.env ]; then
   # Debian rustc-web fallback: wasm-pack refuses a sysroot without a prebuilt wasm32 std, so
   # run what `wasm-pack test --headless --chrome` runs, directly.
-  web_test() { WASM_BINDGEN_TEST_ONLY_WEB=1 cargo test --target wasm32-unknown-unknown --test web; }
+  web_test() { WASM_BINDGEN_TEST_ONLY_WEB=1 cargo test --target wasm32-unknown-unknown --test "$1"; }
 else
-  web_test() { wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver . --test web; }
+  web_test() { wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver . --test "$1"; }
 fi
 export -f web_test
 # About one start in four, the test page never loads, before any test runs. Chromium and
@@ -37,10 +37,12 @@ export -f web_test
 # attempt that has not reached "running N tests" 30 s after "Running headless tests" (a good
 # start takes ~2 s), and the run is retried, up to 8 times (0.3^8: a red run in ~1 of 15,000);
 # once tests have started a failure is final. Tests get 120 s each for a slow first load.
+# Each test binary (tests/web.rs; tests/web_memory.rs, which fills its page's memory) gets a
+# page, and so a start, of its own.
 web_attempt() {
   : > target/web-test.log
   CARGO_UNSTABLE_BUILD_STD=panic_unwind,std WASM_BINDGEN_TEST_TIMEOUT=120 \
-    setsid timeout 900 bash -c web_test > target/web-test.log 2>&1 &
+    setsid timeout 900 bash -c "web_test $1" > target/web-test.log 2>&1 &
   local pid=$! waited=0
   while kill -0 "$pid" 2>/dev/null; do
     if grep -qE '^running [0-9]+ tests?' target/web-test.log; then break; fi
@@ -53,15 +55,17 @@ web_attempt() {
   done
   wait "$pid"
 }
-web_ok=0
-for attempt in 1 2 3 4 5 6 7 8; do
-  if web_attempt; then web_ok=1; fi
-  grep -vE '^\s+Compiling ' target/web-test.log
-  [ "$web_ok" = 1 ] && break
-  if grep -qE '^running [0-9]+ tests?' target/web-test.log; then break; fi
-  echo "the test page did not load in 30 s (attempt $attempt; the runner's HTTP server stalls now and then, see scripts/test.sh); retrying"
+for binary in web web_memory; do
+  web_ok=0
+  for attempt in 1 2 3 4 5 6 7 8; do
+    if web_attempt "$binary"; then web_ok=1; fi
+    grep -vE '^\s+Compiling ' target/web-test.log
+    [ "$web_ok" = 1 ] && break
+    if grep -qE '^running [0-9]+ tests?' target/web-test.log; then break; fi
+    echo "the test page did not load in 30 s (attempt $attempt; the runner's HTTP server stalls now and then, see scripts/test.sh); retrying"
+  done
+  [ "$web_ok" = 1 ]
 done
-[ "$web_ok" = 1 ]
 fi
 
 if want node; then
@@ -91,6 +95,9 @@ if want soak; then
 section "soak (short): 20,000 mixed-outcome tasks in Node and in Chromium (npm run soak: 1,000,000)"
 node tests/soak/node.mjs 20000 | tail -1
 node tests/soak/browser.mjs 20000 | tail -1
+section "pressure soak (short): 4 rounds that fill the memory to its maximum, in Node and in Chromium (npm run soak: 32)"
+node tests/soak/node.mjs pressure 256 | tail -1
+node tests/soak/browser.mjs pressure 256 | tail -1
 fi
 
 if want demo; then

@@ -39,6 +39,8 @@ pub enum SubmitError<F> {
     Closed(F),
     /// The task's [`CancelToken`](crate::CancelToken) was already cancelled.
     Cancelled(F),
+    /// The shared memory could not hold the task (wasm; see [`OutOfMemory`]).
+    OutOfMemory(F, OutOfMemory),
 }
 
 impl<F> SubmitError<F> {
@@ -46,27 +48,30 @@ impl<F> SubmitError<F> {
     pub fn into_inner(self) -> F {
         match self {
             SubmitError::QueueFull(f) | SubmitError::Closed(f) | SubmitError::Cancelled(f) => f,
+            SubmitError::OutOfMemory(f, _) => f,
         }
     }
 }
 
 impl<F> fmt::Debug for SubmitError<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SubmitError::QueueFull(_) => "QueueFull(..)",
-            SubmitError::Closed(_) => "Closed(..)",
-            SubmitError::Cancelled(_) => "Cancelled(..)",
-        })
+        match self {
+            SubmitError::QueueFull(_) => f.write_str("QueueFull(..)"),
+            SubmitError::Closed(_) => f.write_str("Closed(..)"),
+            SubmitError::Cancelled(_) => f.write_str("Cancelled(..)"),
+            SubmitError::OutOfMemory(_, oom) => write!(f, "OutOfMemory(.., {oom:?})"),
+        }
     }
 }
 
 impl<F> fmt::Display for SubmitError<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SubmitError::QueueFull(_) => "the task queue is full",
-            SubmitError::Closed(_) => "the pool is shut down and accepts no tasks",
-            SubmitError::Cancelled(_) => "the task was cancelled before it was submitted",
-        })
+        match self {
+            SubmitError::QueueFull(_) => f.write_str("the task queue is full"),
+            SubmitError::Closed(_) => f.write_str("the pool is shut down and accepts no tasks"),
+            SubmitError::Cancelled(_) => f.write_str("the task was cancelled before it was submitted"),
+            SubmitError::OutOfMemory(_, oom) => oom.fmt(f),
+        }
     }
 }
 
@@ -90,6 +95,9 @@ pub enum TaskError {
     TimedOut,
     /// `shutdown` with `force` dropped the task.
     PoolClosed,
+    /// The task (its body, or its result on the way back) needed more memory than the shared
+    /// memory has left; the worker lives on.
+    OutOfMemory(OutOfMemory),
 }
 
 impl fmt::Display for TaskError {
@@ -101,6 +109,7 @@ impl fmt::Display for TaskError {
             TaskError::Cancelled => f.write_str("the task was cancelled"),
             TaskError::TimedOut => f.write_str("the task timed out"),
             TaskError::PoolClosed => f.write_str("the pool was closed before the task finished"),
+            TaskError::OutOfMemory(oom) => oom.fmt(f),
         }
     }
 }
@@ -118,3 +127,29 @@ impl fmt::Display for ShutdownTimeout {
 }
 
 impl std::error::Error for ShutdownTimeout {}
+
+/// An allocation the shared memory could not hold: a wasm memory only grows, and only up to
+/// its maximum (the `--max-memory` link argument). Nothing was allocated for the refused value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// Bytes the refused allocation asked for.
+    pub needed: usize,
+    /// Bytes the memory had when it was refused (on wasm: the memory's size, which never
+    /// shrinks; natively 0, unknown).
+    pub in_use: usize,
+    /// The memory's maximum in bytes (natively `usize::MAX`).
+    pub maximum: usize,
+}
+
+impl fmt::Display for OutOfMemory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "out of memory: needed {} bytes, the memory holds {} bytes of its maximum {} (free pool.alloc views, \
+             wait for queued tasks, or build with a larger --max-memory)",
+            self.needed, self.in_use, self.maximum
+        )
+    }
+}
+
+impl std::error::Error for OutOfMemory {}

@@ -14,7 +14,7 @@
 //! block_on(pool.shutdown()).unwrap();
 //! ```
 
-#![cfg_attr(all(target_arch = "wasm32", not(loom)), feature(stdarch_wasm_atomic_wait))]
+#![cfg_attr(all(target_arch = "wasm32", not(loom)), feature(stdarch_wasm_atomic_wait, alloc_error_hook))]
 
 #[cfg(feature = "image")]
 pub mod image;
@@ -31,6 +31,8 @@ mod cancel;
 mod dispatch;
 #[cfg(not(loom))]
 mod error;
+#[cfg(not(loom))]
+pub mod memory;
 #[cfg(not(loom))]
 mod panic;
 #[cfg(not(loom))]
@@ -55,7 +57,7 @@ use web::backend;
 #[cfg(not(loom))]
 pub use cancel::CancelToken;
 #[cfg(not(loom))]
-pub use error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
+pub use error::{BuildError, OutOfMemory, ShutdownTimeout, SubmitError, TaskError};
 #[cfg(not(loom))]
 pub use pool::{live_worker_threads, worker_id, worker_index, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
 #[cfg(not(loom))]

@@ -93,6 +93,7 @@ impl From<&TaskError> for Settled {
             TaskError::Cancelled => Settled::Cancelled,
             TaskError::TimedOut => Settled::TimedOut,
             TaskError::PoolClosed => Settled::Closed,
+            TaskError::OutOfMemory(_) => Settled::Failed,
         }
     }
 }
@@ -352,6 +353,7 @@ impl WorkerPool {
         queue_capacity: usize,
         start: impl FnOnce(&Arc<Shared>) -> Result<backend::Backend, BuildError>,
     ) -> Result<Self, BuildError> {
+        crate::memory::install_backstop();
         if workers == 0 || workers > MAX_WORKERS {
             return Err(BuildError::Workers(workers));
         }
@@ -420,7 +422,14 @@ impl WorkerPool {
             c.rejected.fetch_add(1, Ordering::SeqCst);
             return Err(SubmitError::Cancelled(f));
         }
-        let task = Task::new(f, batch.cloned());
+        let task = match Task::try_new(f, batch.cloned()) {
+            Ok(task) => task,
+            Err(f) => {
+                c.rejected.fetch_add(1, Ordering::SeqCst);
+                let needed = std::mem::size_of::<crate::task::Task<F, T>>();
+                return Err(SubmitError::OutOfMemory(f, crate::memory::out_of_memory(needed)));
+            }
+        };
         let erased: TaskRef = task.clone();
         backend::handing_over();
         if let Err(e) = self.shared.dispatch.try_push(erased) {

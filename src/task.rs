@@ -194,8 +194,29 @@ where
     F: Body<T>,
     T: Send + 'static,
 {
-    pub(crate) fn new(body: F, batch: Option<Arc<Batch>>) -> Arc<Self> {
-        Arc::new(Task { header: Header::new(batch), body: UnsafeCell::new(Some(body)), result: UnsafeCell::new(None) })
+    fn with_body(body: F, batch: Option<Arc<Batch>>) -> Self {
+        Task { header: Header::new(batch), body: UnsafeCell::new(Some(body)), result: UnsafeCell::new(None) }
+    }
+
+    /// The task, or its body handed back if the memory cannot hold it (wasm: a full memory
+    /// stays full, so this must not trap; natively allocation failure aborts as usual).
+    pub(crate) fn try_new(body: F, batch: Option<Arc<Batch>>) -> Result<Arc<Self>, F> {
+        #[cfg(target_arch = "wasm32")]
+        {
+            // The memory is claimed before the body moves in, so a refusal can hand it back.
+            // The allocation fails through the alloc-error backstop (`src/memory.rs`), which
+            // `catch_oom` turns back into a value: `Arc::try_new_uninit` is not stable.
+            let Ok(mut slot) = crate::panic::catch_oom(Arc::<Self>::new_uninit) else {
+                return Err(body);
+            };
+            Arc::get_mut(&mut slot).expect("a new Arc has one owner").write(Self::with_body(body, batch));
+            // SAFETY: the slot was written on the line above.
+            Ok(unsafe { slot.assume_init() })
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            Ok(Arc::new(Self::with_body(body, batch)))
+        }
     }
 
     /// Hands the closure back from a task that was never admitted.
@@ -241,6 +262,7 @@ where
             Ok(_) if signal == 2 => return Some(Outcome::Suspended),
             Ok(v) if signal == 1 => (Ok(v), Outcome::Failed),
             Ok(v) => (Ok(v), Outcome::Returned),
+            Err(e @ TaskError::OutOfMemory(_)) => (Err(e), Outcome::Failed),
             Err(e) => (Err(e), Outcome::Panicked),
         };
         // Still ours unless cancel/timeout/crash settled it while it ran.

@@ -85,6 +85,9 @@ pub enum Value {
     BigInt(String),
     String(String),
     Array(Vec<Value>),
+    /// An array with holes: its `length` and its elements with their indices, ascending. It
+    /// costs memory for its elements only; the holes stay holes.
+    Sparse { length: u32, items: Vec<(u32, Value)> },
     /// Own enumerable string keys, in order. Keys like `__proto__` are plain data.
     Object(Vec<(String, Value)>),
     Map(Vec<(Value, Value)>),
@@ -112,6 +115,8 @@ pub enum CodecError {
     TooDeep { path: String, cyclic: bool },
     /// More than [`MAX_PAYLOAD_BYTES`] (→ `RangeError`).
     TooLarge { path: String },
+    /// The shared memory cannot hold it now (→ `RangeError` with code `OUT_OF_MEMORY`).
+    OutOfMemory { path: String, oom: crate::OutOfMemory },
 }
 
 impl CodecError {
@@ -134,6 +139,7 @@ impl std::fmt::Display for CodecError {
                 write!(f, "{path} is nested deeper than {MAX_DEPTH} levels")
             }
             CodecError::TooLarge { path } => write!(f, "{path} makes the payload larger than {MAX_PAYLOAD_BYTES} bytes"),
+            CodecError::OutOfMemory { path, oom } => write!(f, "{path} does not fit in memory: {oom}"),
         }
     }
 }

@@ -16,166 +16,32 @@
 //! (`tests/node/json-path.test.mjs`). It exists because a crossing costs ~0.3–0.5 µs and the
 //! general reader needs two or three per node: a six-key record took ~25.
 
+use crate::memory::try_vec;
 use crate::value::{child_path, Budget, CodecError, TypedKind, Value, MAX_DEPTH};
 use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(inline_js = "
-// Everything here may meet hostile values (getters and proxies that throw, detached
-// buffers): each import that touches a value is `catch`, so a throw becomes a `TypeError`
-// naming the path instead of unwinding through Rust.
-// What `v` is, as a number (the `Kind` enum in Rust). Never throws for a primitive; for an
-// object it may (a revoked proxy), and the caller reads it inside a catch.
-export function kindOf(v) {
-  switch (typeof v) {
-    case 'undefined': return v === undefined ? 0 : 19;
-    case 'boolean': return 2;
-    case 'number': return 3;
-    case 'string': return 4;
-    case 'bigint': return 5;
-    case 'function': return 6;
-    case 'symbol': return 7;
-    case 'object': break;
-    default: return 19;
-  }
-  if (v === null) return 1;
-  if (Array.isArray(v)) return 8;
-  if (v instanceof Map) return 9;
-  if (v instanceof Set) return 10;
-  if (v instanceof Date) return 11;
-  if (v instanceof ArrayBuffer) return 12;
-  if (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer) return 12;
-  if (ArrayBuffer.isView(v)) return 13;
-  if (v instanceof Error) return 14;
-  const proto = Object.getPrototypeOf(v);
-  if (proto === Object.prototype || proto === null) return 15;
-  return 16;
-}
-export function instanceName(v) { return Object.getPrototypeOf(v)?.constructor?.name || 'unknown'; }
-// The fast path for JSON-shaped payloads (arrays and plain objects of strings, finite
-// numbers other than -0, booleans and null): their JSON text crosses in one call and is
-// rebuilt with one JSON.parse, where the general reader below crosses into JS several times
-// per node. `undefined` means not JSON-shaped (or over `budget`, deeper than `depth`): the
-// general reader then runs and says exactly why, if anything is wrong. It never runs a getter:
-// an accessor property sends the payload to the general reader, which runs each getter once
-// (a proxy's traps may run twice). A data property is still read with `v[k]`, as the general
-// reader does, so a proxy's `get` trap answers on both paths alike. The cost it
-// returns is what the general reader charges for the same value (8 bytes per value plus the
-// UTF-8 bytes of strings and keys), so the payload limit is the same either way.
-export function jsonOf(v, budget, depth) {
-  const st = { cost: 0, budget, depth };
-  const text = jsonWalk(v, 0, st);
-  return text === undefined ? undefined : [text, st.cost];
-}
-function jsonWalk(v, depth, st) {
-  st.cost += 8;
-  switch (typeof v) {
-    case 'string': {
-      const n = utf8Length(v);
-      st.cost += n;
-      return n < 0 || st.cost > st.budget ? undefined : JSON.stringify(v);
-    }
-    case 'number': return Number.isFinite(v) && !Object.is(v, -0) ? String(v) : undefined;
-    case 'boolean': return v ? 'true' : 'false';
-    case 'object': break;
-    default: return undefined;
-  }
-  if (v === null) return 'null';
-  if (depth >= st.depth || st.cost > st.budget) return undefined;
-  const proto = Object.getPrototypeOf(v);
-  if (proto === Array.prototype && Array.isArray(v)) {
-    let out = '[';
-    for (let i = 0; i < v.length; i++) {
-      const d = Object.getOwnPropertyDescriptor(v, i);
-      if (d === undefined || !('value' in d)) return undefined;
-      const item = jsonWalk(v[i], depth + 1, st);
-      if (item === undefined || st.cost > st.budget) return undefined;
-      out += i === 0 ? item : ',' + item;
-    }
-    return out + ']';
-  }
-  if (proto !== Object.prototype && proto !== null) return undefined;
-  if (Array.isArray(v)) return undefined;
-  let out = '{', first = true;
-  for (const k of Object.keys(v)) {
-    const d = Object.getOwnPropertyDescriptor(v, k);
-    if (d === undefined || !('value' in d)) return undefined;
-    const n = utf8Length(k);
-    if (n < 0) return undefined;
-    st.cost += n;
-    const item = jsonWalk(v[k], depth + 1, st);
-    if (item === undefined || st.cost > st.budget) return undefined;
-    out += (first ? '' : ',') + JSON.stringify(k) + ':' + item;
-    first = false;
-  }
-  return out + '}';
-}
-// The bytes of `s` in UTF-8, or -1 if it holds a lone surrogate: the general reader turns
-// that into U+FFFD, and JSON would keep it, so such strings take the general path.
-function utf8Length(s) {
-  if (!/[^\\x00-\\x7f]/.test(s)) return s.length;
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if ((c & 0xf800) !== 0xd800) n += 3;
-    else if (c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
-    else return -1;
-  }
-  return n;
-}
-export function jsonParse(text) { return JSON.parse(text); }
-export function arrayItems(a) { return Array.prototype.slice.call(a); }
-export function ownKeys(o) { return Object.keys(o); }
-export function property(o, k) { return o[k]; }
-export function viewName(v) { return Object.prototype.toString.call(v).slice(8, -1); }
-export function mapEntries(m) { return Array.from(Map.prototype.entries.call(m)).flat(); }
-export function setValues(s) { return Array.from(Set.prototype.values.call(s)); }
-export function dateTime(d) { return Date.prototype.getTime.call(d); }
-export function bufferBytes(b) { return new Uint8Array(b); }
-export function viewBytes(v) { return new Uint8Array(v.buffer, v.byteOffset, v.byteLength); }
-export function viewLength(v) { return v instanceof DataView ? v.byteLength : v.length; }
-export function argsArray(v) { return Array.isArray(v) ? Array.prototype.slice.call(v) : null; }
-export function newMap() { return new Map(); }
-export function newSet() { return new Set(); }
-export function mapSet(m, k, v) { m.set(k, v); }
-export function setAdd(s, v) { s.add(v); }
-// `o` is a fresh plain object: a key that Object.prototype does not have (no setter, no
-// `__proto__`) becomes an own data property by plain assignment, the same as defineProperty
-// and several times cheaper.
-export function defineValue(o, k, v) {
-  if (!(k in Object.prototype)) o[k] = v;
-  else Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
-}
-export function bigintToString(b) { return b.toString(); }
-export function bigintFrom(s) { return BigInt(s); }
-export function makeView(kind, buffer, offset, length) {
-  return kind === 'DataView' ? new DataView(buffer, offset, length) : new globalThis[kind](buffer, offset, length);
-}
-export function errorOf(name, message, stack) {
-  const Ctor = { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError }[name] ?? Error;
-  const e = new Ctor(message);
-  if (e.name !== name) Object.defineProperty(e, 'name', { value: name, writable: true, configurable: true });
-  if (stack) Object.defineProperty(e, 'stack', { value: stack, writable: true, configurable: true });
-  return e;
-}
-export function describeThrow(e) {
-  try { return e instanceof Error ? `${e.name}: ${e.message}` : String(e); } catch { return 'an exception'; }
-}
-")]
+#[wasm_bindgen(module = "/src/web/codec.js")]
 extern "C" {
     #[wasm_bindgen(js_name = kindOf, catch)]
-    fn kind_of(v: &JsValue) -> Result<u32, JsValue>;
+    fn kind_of(v: &JsValue) -> Result<f64, JsValue>;
     #[wasm_bindgen(js_name = instanceName, catch)]
     fn instance_name(v: &JsValue) -> Result<String, JsValue>;
     #[wasm_bindgen(js_name = jsonOf, catch)]
     fn json_of(v: &JsValue, budget: f64, depth: u32) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = jsonParse)]
     fn json_parse(text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = utf8Bytes)]
+    fn utf8_bytes(s: &JsValue) -> f64;
+    #[wasm_bindgen(js_name = writeUtf8, catch)]
+    fn write_utf8(s: &JsValue, memory: &JsValue, ptr: u32, n: u32) -> Result<f64, JsValue>;
+    #[wasm_bindgen(js_name = writeBytes, catch)]
+    fn write_bytes(v: &JsValue, memory: &JsValue, ptr: u32, n: u32) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = arrayItems, catch)]
-    fn array_items(a: &JsValue) -> Result<Array, JsValue>;
+    fn array_items(a: &JsValue, budget: f64) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = sparseArray)]
+    fn sparse_array(length: u32, entries: &Array) -> JsValue;
     #[wasm_bindgen(js_name = ownKeys, catch)]
     fn own_keys(o: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = property, catch)]
@@ -188,10 +54,8 @@ extern "C" {
     fn set_values(s: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = dateTime, catch)]
     fn date_time(d: &JsValue) -> Result<f64, JsValue>;
-    #[wasm_bindgen(js_name = bufferBytes, catch)]
-    fn buffer_bytes(b: &JsValue) -> Result<Uint8Array, JsValue>;
-    #[wasm_bindgen(js_name = viewBytes, catch)]
-    fn view_bytes(v: &JsValue) -> Result<Uint8Array, JsValue>;
+    #[wasm_bindgen(js_name = byteLength, catch)]
+    fn byte_length(v: &JsValue) -> Result<f64, JsValue>;
     #[wasm_bindgen(js_name = viewLength, catch)]
     fn view_length(v: &JsValue) -> Result<f64, JsValue>;
     #[wasm_bindgen(js_name = argsArray, catch)]
@@ -207,7 +71,7 @@ extern "C" {
     #[wasm_bindgen(js_name = defineValue)]
     fn define_value(o: &JsValue, k: &JsValue, v: &JsValue);
     #[wasm_bindgen(js_name = bigintToString)]
-    fn bigint_to_string(b: &JsValue) -> String;
+    fn bigint_to_string(b: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = bigintFrom)]
     fn bigint_from(s: &str) -> JsValue;
     #[wasm_bindgen(js_name = makeView)]
@@ -297,142 +161,255 @@ pub(crate) fn array_copy(args: &JsValue) -> Result<Option<Array>, CodecError> {
 
 /// Reads `v` into a [`Value`]. `is_pool_view` says whether a typed array is a view of pool
 /// memory (then it crosses by reference) and returns its byte offset.
+///
+/// Nothing is allocated for a value before it is measured and charged to `budget`, and every
+/// allocation whose size the value decides is fallible (`src/memory.rs`): a payload that does
+/// not fit is a [`CodecError`], never a trap, and a refused one leaves the memory as it was.
 pub(crate) fn from_js(
     v: &JsValue,
     path: &str,
     budget: &mut Budget,
     is_pool_view: &dyn Fn(&JsValue) -> Option<u32>,
 ) -> Result<Value, CodecError> {
-    let mut stack = Vec::new();
-    read(v, &Path::Root(path), 0, budget, &mut stack, is_pool_view)
+    let mut reader = Reader { budget, stack: Vec::new(), is_pool_view, memory: None };
+    reader.read(v, &Path::Root(path), 0)
 }
 
-fn read(
-    v: &JsValue,
-    path: &Path<'_>,
-    depth: usize,
-    budget: &mut Budget,
-    stack: &mut Vec<JsValue>,
-    is_pool_view: &dyn Fn(&JsValue) -> Option<u32>,
-) -> Result<Value, CodecError> {
-    let p = || path.render();
-    budget.charge(8, &p)?;
-    // One crossing says what `v` is; a primitive then needs at most one more for its value.
-    let k = kind_of(v).map_err(|e| threw(path, e))?;
-    match k {
-        kind::UNDEFINED => return Ok(Value::Undefined),
-        kind::NULL => return Ok(Value::Null),
-        kind::BOOLEAN => return Ok(Value::Bool(v.is_truthy())),
-        kind::NUMBER => return Ok(Value::Number(v.unchecked_into_f64())),
-        kind::STRING => {
-            let s = v.as_string().unwrap_or_default();
-            budget.charge(s.len(), &p)?;
-            return Ok(Value::String(s));
-        }
-        kind::BIGINT => return Ok(Value::BigInt(bigint_to_string(v))),
-        kind::FUNCTION => return Err(CodecError::Unsupported { path: p(), what: "a function".into() }),
-        kind::SYMBOL => return Err(CodecError::Unsupported { path: p(), what: "a symbol".into() }),
-        kind::ARRAY..=kind::INSTANCE => {}
-        _ => return Err(CodecError::Unsupported { path: p(), what: format!("a {}", v.js_typeof().as_string().unwrap_or_default()) }),
-    }
-    if depth == 0 && (k == kind::ARRAY || k == kind::PLAIN_OBJECT) {
-        if let Some(json) = read_json(v, budget) {
-            return Ok(json);
-        }
-    }
-    if stack.iter().any(|s| Object::is(s, v)) {
-        return Err(CodecError::TooDeep { path: p(), cyclic: true });
-    }
-    if depth >= MAX_DEPTH {
-        return Err(CodecError::TooDeep { path: p(), cyclic: false });
-    }
-    let children = |items: &Array, stack: &mut Vec<JsValue>, budget: &mut Budget| -> Result<Vec<Value>, CodecError> {
-        stack.push(v.clone());
-        let out = items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| read(&item, &Path::Index(path, i), depth + 1, budget, stack, is_pool_view))
-            .collect();
-        stack.pop();
-        out
-    };
-    Ok(match k {
-        // Copies first (`slice`, `Array.from`): getters run once, in our catch, and the copy is
-        // a plain array that iterating cannot throw on.
-        kind::ARRAY => Value::Array(children(&array_items(v).map_err(|e| threw(path, e))?, stack, budget)?),
-        kind::SET => Value::Set(children(&set_values(v).map_err(|e| threw(path, e))?, stack, budget)?),
-        kind::MAP => {
-            let flat = map_entries(v).map_err(|e| threw(path, e))?;
-            let items = children(&flat, stack, budget)?;
-            let mut it = items.into_iter();
-            let mut pairs = Vec::new();
-            while let (Some(k), Some(val)) = (it.next(), it.next()) {
-                pairs.push((k, val));
-            }
-            Value::Map(pairs)
-        }
-        kind::DATE => Value::Date(date_time(v).map_err(|e| threw(path, e))?),
-        kind::ARRAY_BUFFER => {
-            let bytes = buffer_bytes(v).map_err(|e| threw(path, e))?;
-            budget.charge(bytes.length() as usize, &p)?;
-            Value::ArrayBuffer(bytes.to_vec())
-        }
-        kind::VIEW => {
-            let name = view_name(v).map_err(|e| threw(path, e))?;
-            let Some(tk) = TypedKind::from_name(&name) else {
-                return Err(CodecError::Unsupported { path: p(), what: format!("a {name}") });
-            };
-            if let Some(offset) = is_pool_view(v) {
-                Value::Shared(tk, offset, view_length(v).map_err(|e| threw(path, e))? as u32)
-            } else {
-                let bytes = view_bytes(v).map_err(|e| threw(path, e))?;
-                budget.charge(bytes.length() as usize, &p)?;
-                Value::Typed(tk, bytes.to_vec())
-            }
-        }
-        kind::ERROR => {
-            let get = |k: &str| property(v, &k.into()).ok().and_then(|s| s.as_string()).unwrap_or_default();
-            Value::Error { name: get("name"), message: get("message"), stack: get("stack") }
-        }
-        kind::PLAIN_OBJECT => {
-            let keys = own_keys(v).map_err(|e| threw(path, e))?;
-            stack.push(v.clone());
-            let mut fields = Vec::with_capacity(keys.length() as usize);
-            for k in keys.iter() {
-                let key = k.as_string().unwrap_or_default();
-                budget.charge(key.len(), &p)?;
-                let child_path = Path::Key(path, &key);
-                let child = property(v, &k).map_err(|e| threw(&child_path, e))?;
-                let value = read(&child, &child_path, depth + 1, budget, stack, is_pool_view)?;
-                fields.push((key, value));
-            }
-            stack.pop();
-            Value::Object(fields)
-        }
-        _ => {
-            let name = instance_name(v).map_err(|e| threw(path, e))?;
-            return Err(CodecError::Unsupported {
-                path: p(),
-                what: format!("an instance of {name} (only plain objects cross; DOM objects and class instances do not)"),
-            });
-        }
-    })
+/// A JS string of `n` UTF-8 bytes (measured by `utf8Bytes`), copied into a `String` that is
+/// allocated fallibly. The caller charged the budget for it.
+pub(crate) fn string_of(s: &JsValue, n: usize, path: &dyn Fn() -> String) -> Result<String, CodecError> {
+    let memory = wasm_bindgen::memory();
+    copy_string(s, n, &memory, path)
 }
 
-/// The JSON fast path (`jsonOf` above) for a whole payload: `None` if it is not JSON-shaped,
-/// or if reading it threw (the general reader then reports where).
-fn read_json(v: &JsValue, budget: &mut Budget) -> Option<Value> {
-    // The 8 bytes `read` charged for `v` go back: `jsonOf`'s cost counts `v` too.
-    let left = budget.remaining() + 8;
-    let found = json_of(v, left as f64, MAX_DEPTH as u32).ok()?;
-    if found.is_undefined() {
-        return None;
+/// `s` (a JS string) in a fallibly allocated `String`, refused past `limit` bytes.
+pub(crate) fn string_within(s: &JsValue, limit: usize, path: &dyn Fn() -> String) -> Result<String, CodecError> {
+    let n = utf8_bytes(s) as usize;
+    Budget::with_remaining(limit).charge(n, path)?;
+    string_of(s, n, path)
+}
+
+fn copy_string(s: &JsValue, n: usize, memory: &JsValue, path: &dyn Fn() -> String) -> Result<String, CodecError> {
+    let mut bytes = bytes_for(n, path)?;
+    if n > 0 {
+        let written = write_utf8(s, memory, bytes.as_mut_ptr() as u32, n as u32).unwrap_or(-1.0);
+        assert_eq!(written, n as f64, "writeUtf8 wrote the bytes utf8Bytes measured");
+        // SAFETY: `writeUtf8` initialised exactly the first `n` bytes (checked just above).
+        unsafe { bytes.set_len(n) };
     }
-    let pair: Array = found.unchecked_into();
-    let text = pair.get(0).as_string()?;
-    let cost = pair.get(1).as_f64()? as usize;
-    *budget = Budget::with_remaining(left.checked_sub(cost)?);
-    Some(Value::Json(text))
+    String::from_utf8(bytes).map_err(|_| CodecError::Unsupported { path: path(), what: "a string that is not valid UTF-8".into() })
+}
+
+/// An empty buffer with room for `n` bytes, or the out-of-memory error for `path`.
+fn bytes_for(n: usize, path: &dyn Fn() -> String) -> Result<Vec<u8>, CodecError> {
+    try_vec(n).map_err(|oom| CodecError::OutOfMemory { path: path(), oom })
+}
+
+struct Reader<'a> {
+    budget: &'a mut Budget,
+    /// The arrays and objects being read, outermost first (a cycle check).
+    stack: Vec<JsValue>,
+    is_pool_view: &'a dyn Fn(&JsValue) -> Option<u32>,
+    /// `wasm_bindgen::memory()`, fetched once per payload when a string or buffer is copied.
+    memory: Option<JsValue>,
+}
+
+impl Reader<'_> {
+    fn memory(&mut self) -> &JsValue {
+        self.memory.get_or_insert_with(wasm_bindgen::memory)
+    }
+
+    /// A string whose `n` bytes were measured, charged and copied.
+    fn string(&mut self, s: &JsValue, n: usize, path: &Path<'_>) -> Result<String, CodecError> {
+        let p = || path.render();
+        self.budget.charge(n, &p)?;
+        let memory = self.memory().clone();
+        copy_string(s, n, &memory, &p)
+    }
+
+    /// The bytes of a buffer or view of `n` bytes, charged and copied (one bulk copy).
+    fn bytes(&mut self, v: &JsValue, n: usize, path: &Path<'_>) -> Result<Vec<u8>, CodecError> {
+        let p = || path.render();
+        self.budget.charge(n, &p)?;
+        let mut bytes = bytes_for(n, &p)?;
+        if n > 0 {
+            let memory = self.memory().clone();
+            write_bytes(v, &memory, bytes.as_mut_ptr() as u32, n as u32).map_err(|e| threw(path, e))?;
+            // SAFETY: `writeBytes` initialised the first `n` bytes (it throws, and we return
+            // above, if the source is shorter).
+            unsafe { bytes.set_len(n) };
+        }
+        Ok(bytes)
+    }
+
+    /// Room for `n` items, refused past the budget (8 bytes each) before anything is allocated.
+    fn items<T>(&mut self, n: usize, path: &Path<'_>) -> Result<Vec<T>, CodecError> {
+        let p = || path.render();
+        if n.saturating_mul(8) > self.budget.remaining() {
+            return Err(CodecError::TooLarge { path: p() });
+        }
+        try_vec(n).map_err(|oom| CodecError::OutOfMemory { path: p(), oom })
+    }
+
+    fn children(&mut self, v: &JsValue, items: &Array, path: &Path<'_>, depth: usize) -> Result<Vec<Value>, CodecError> {
+        let mut out = self.items(items.length() as usize, path)?;
+        self.stack.push(v.clone());
+        for (i, item) in items.iter().enumerate() {
+            out.push(self.read(&item, &Path::Index(path, i), depth + 1)?);
+        }
+        self.stack.pop();
+        Ok(out)
+    }
+
+    fn read(&mut self, v: &JsValue, path: &Path<'_>, depth: usize) -> Result<Value, CodecError> {
+        let p = || path.render();
+        self.budget.charge(8, &p)?;
+        // One crossing says what `v` is (and a string's length); a primitive then needs at
+        // most one more for its value.
+        let code = kind_of(v).map_err(|e| threw(path, e))?;
+        let k = (code % 32.0) as u32;
+        match k {
+            kind::UNDEFINED => return Ok(Value::Undefined),
+            kind::NULL => return Ok(Value::Null),
+            kind::BOOLEAN => return Ok(Value::Bool(v.is_truthy())),
+            kind::NUMBER => return Ok(Value::Number(v.unchecked_into_f64())),
+            kind::STRING => return Ok(Value::String(self.string(v, (code / 32.0) as usize, path)?)),
+            kind::BIGINT => {
+                let digits = bigint_to_string(v);
+                let n = utf8_bytes(&digits) as usize;
+                return Ok(Value::BigInt(self.string(&digits, n, path)?));
+            }
+            kind::FUNCTION => return Err(CodecError::Unsupported { path: p(), what: "a function".into() }),
+            kind::SYMBOL => return Err(CodecError::Unsupported { path: p(), what: "a symbol".into() }),
+            kind::ARRAY..=kind::INSTANCE => {}
+            _ => return Err(CodecError::Unsupported { path: p(), what: format!("a {}", v.js_typeof().as_string().unwrap_or_default()) }),
+        }
+        if depth == 0 && (k == kind::ARRAY || k == kind::PLAIN_OBJECT) {
+            if let Some(json) = self.read_json(v, path)? {
+                return Ok(json);
+            }
+        }
+        if self.stack.iter().any(|s| Object::is(s, v)) {
+            return Err(CodecError::TooDeep { path: p(), cyclic: true });
+        }
+        if depth >= MAX_DEPTH {
+            return Err(CodecError::TooDeep { path: p(), cyclic: false });
+        }
+        Ok(match k {
+            // Copies first (`slice`, `Array.from`): getters run once, in our catch, and the copy is
+            // a plain array that iterating cannot throw on.
+            kind::ARRAY => {
+                let items = array_items(v, self.budget.remaining() as f64).map_err(|e| threw(path, e))?;
+                if items.is_null() {
+                    return Err(CodecError::TooLarge { path: p() });
+                }
+                if Array::is_array(&items) {
+                    Value::Array(self.children(v, items.unchecked_ref(), path, depth)?)
+                } else {
+                    self.sparse(v, &items, path, depth)?
+                }
+            }
+            kind::SET => Value::Set(self.children(v, &set_values(v).map_err(|e| threw(path, e))?, path, depth)?),
+            kind::MAP => {
+                let flat = map_entries(v).map_err(|e| threw(path, e))?;
+                let items = self.children(v, &flat, path, depth)?;
+                let mut pairs = self.items(items.len() / 2, path)?;
+                let mut it = items.into_iter();
+                while let (Some(k), Some(val)) = (it.next(), it.next()) {
+                    pairs.push((k, val));
+                }
+                Value::Map(pairs)
+            }
+            kind::DATE => Value::Date(date_time(v).map_err(|e| threw(path, e))?),
+            kind::ARRAY_BUFFER => {
+                let n = byte_length(v).map_err(|e| threw(path, e))? as usize;
+                Value::ArrayBuffer(self.bytes(v, n, path)?)
+            }
+            kind::VIEW => {
+                let name = view_name(v).map_err(|e| threw(path, e))?;
+                let Some(tk) = TypedKind::from_name(&name) else {
+                    return Err(CodecError::Unsupported { path: p(), what: format!("a {name}") });
+                };
+                if let Some(offset) = (self.is_pool_view)(v) {
+                    Value::Shared(tk, offset, view_length(v).map_err(|e| threw(path, e))? as u32)
+                } else {
+                    let n = byte_length(v).map_err(|e| threw(path, e))? as usize;
+                    Value::Typed(tk, self.bytes(v, n, path)?)
+                }
+            }
+            kind::ERROR => {
+                let mut text = |k: &str| -> Result<String, CodecError> {
+                    match property(v, &k.into()) {
+                        Ok(s) if s.is_string() => {
+                            let n = utf8_bytes(&s) as usize;
+                            self.string(&s, n, &Path::Key(path, k))
+                        }
+                        _ => Ok(String::new()),
+                    }
+                };
+                Value::Error { name: text("name")?, message: text("message")?, stack: text("stack")? }
+            }
+            kind::PLAIN_OBJECT => {
+                let keys = own_keys(v).map_err(|e| threw(path, e))?;
+                let mut fields = self.items(keys.length() as usize / 2, path)?;
+                self.stack.push(v.clone());
+                for i in (0..keys.length()).step_by(2) {
+                    let k = keys.get(i);
+                    let key = self.string(&k, keys.get(i + 1).as_f64().unwrap_or(0.0) as usize, path)?;
+                    let child_path = Path::Key(path, &key);
+                    let child = property(v, &k).map_err(|e| threw(&child_path, e))?;
+                    let value = self.read(&child, &child_path, depth + 1)?;
+                    fields.push((key, value));
+                }
+                self.stack.pop();
+                Value::Object(fields)
+            }
+            _ => {
+                let name = instance_name(v).map_err(|e| threw(path, e))?;
+                return Err(CodecError::Unsupported {
+                    path: p(),
+                    what: format!("an instance of {name} (only plain objects cross; DOM objects and class instances do not)"),
+                });
+            }
+        })
+    }
+
+    /// An array with holes (`arrayItems`' `{length, entries}`): its elements and where they sit.
+    fn sparse(&mut self, v: &JsValue, found: &JsValue, path: &Path<'_>, depth: usize) -> Result<Value, CodecError> {
+        let length = property(found, &"length".into()).ok().and_then(|l| l.as_f64()).unwrap_or(0.0) as u32;
+        let entries: Array = property(found, &"entries".into()).map_err(|e| threw(path, e))?.unchecked_into();
+        let mut items = self.items(entries.length() as usize / 2, path)?;
+        self.stack.push(v.clone());
+        for i in (0..entries.length()).step_by(2) {
+            let index = entries.get(i).as_f64().unwrap_or(0.0) as u32;
+            self.budget.charge(8, &|| path.render())?;
+            items.push((index, self.read(&entries.get(i + 1), &Path::Index(path, index as usize), depth + 1)?));
+        }
+        self.stack.pop();
+        Ok(Value::Sparse { length, items })
+    }
+
+    /// The JSON fast path (`jsonOf` above) for a whole payload: `None` if it is not JSON-shaped,
+    /// or if reading it threw (the general reader then reports where).
+    fn read_json(&mut self, v: &JsValue, path: &Path<'_>) -> Result<Option<Value>, CodecError> {
+        // The 8 bytes `read` charged for `v` go back: `jsonOf`'s cost counts `v` too.
+        let left = self.budget.remaining() + 8;
+        let Ok(found) = json_of(v, left as f64, MAX_DEPTH as u32) else {
+            return Ok(None);
+        };
+        if found.is_undefined() {
+            return Ok(None);
+        }
+        let triple: Array = found.unchecked_into();
+        let cost = triple.get(1).as_f64().unwrap_or(f64::INFINITY) as usize;
+        let Some(left) = left.checked_sub(cost) else {
+            return Ok(None);
+        };
+        *self.budget = Budget::with_remaining(left);
+        let bytes = triple.get(2).as_f64().unwrap_or(0.0) as usize;
+        let memory = self.memory().clone();
+        Ok(Some(Value::Json(copy_string(&triple.get(0), bytes, &memory, &|| path.render())?)))
+    }
 }
 
 /// Builds the JS value for `v`.
@@ -445,6 +422,14 @@ pub(crate) fn to_js(v: &Value) -> JsValue {
         Value::BigInt(s) => bigint_from(s),
         Value::String(s) => s.into(),
         Value::Array(items) => items.iter().map(|i| to_js(i)).collect::<Array>().into(),
+        Value::Sparse { length, items } => {
+            let entries = Array::new();
+            for (index, item) in items {
+                entries.push(&(*index).into());
+                entries.push(&to_js(item));
+            }
+            sparse_array(*length, &entries)
+        }
         Value::Object(fields) => {
             let o: JsValue = Object::new().into();
             for (k, val) in fields {

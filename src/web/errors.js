@@ -31,8 +31,25 @@ export class CancelledError extends RingpoolError {
   constructor(message = 'the task was cancelled') { super(message, 'CANCELLED'); }
 }
 
+// The shared memory cannot hold a value (it only grows, up to its maximum): a RangeError, so
+// that code checking for RangeError sees it, with the figures as numbers.
+export class OutOfMemoryError extends RangeError {
+  constructor(message = 'out of memory', needed = NaN, inUse = NaN, maximum = NaN) {
+    super(message);
+    this.name = 'OutOfMemoryError';
+    this.code = 'OUT_OF_MEMORY';
+    this.needed = needed;
+    this.inUse = inUse;
+    this.maximum = maximum;
+  }
+}
+
 export function errorClasses() {
-  return { RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError };
+  return { RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError, OutOfMemoryError };
+}
+
+export function outOfMemoryError(message, needed, inUse, maximum) {
+  return new OutOfMemoryError(message, needed, inUse, maximum);
 }
 
 export function makeError(kind, message, location) {

@@ -5,7 +5,7 @@ use super::abort::{abort_reason, Acquired, SignalUse};
 use super::codec::from_js;
 use super::deadlines::{Deadlines, Watch};
 use super::jsfn::{self, JsOutcome};
-use super::{js_error, memory_bytes, note_buffer, pool_view_offset, task_error_to_js};
+use super::{codec_error_to_js, js_error, memory_bytes, note_buffer, out_of_memory_to_js, pool_view_offset, task_error_to_js};
 use crate::value::{Budget, TypedKind, Value};
 use crate::batch::Batch;
 use crate::sync::Arc;
@@ -133,6 +133,18 @@ pub fn diagnostics_spin(ms: f64) -> Task {
     })
 }
 
+/// A task that allocates and fills `bytes` bytes of the shared memory (infallibly, as any Rust
+/// code does) and returns how many: past what the memory can hold it rejects with
+/// `OutOfMemoryError` and the worker lives on (`src/memory.rs`).
+#[wasm_bindgen(js_name = diagnosticsAlloc)]
+pub fn diagnostics_alloc(bytes: f64) -> Task {
+    let bytes = bytes.max(0.0).min(usize::MAX as f64) as usize;
+    Task::new(move || {
+        let block = vec![1u8; bytes];
+        Value::Number(block.iter().map(|&b| b as f64).sum())
+    })
+}
+
 /// A task that does nothing (for overhead measurements).
 #[wasm_bindgen(js_name = diagnosticsNoop)]
 pub fn diagnostics_noop() -> Task {
@@ -207,6 +219,26 @@ enum Refused {
     Full(Prepared),
     Closed,
     Aborted(JsValue),
+    OutOfMemory(crate::OutOfMemory),
+}
+
+impl Refused {
+    /// The rejection for a refusal other than `Full`.
+    fn into_error(self) -> JsValue {
+        match self {
+            Refused::Full(_) => js_error("QUEUE_FULL", ""),
+            Refused::Closed => js_error("POOL_CLOSED", ""),
+            Refused::Aborted(reason) => reason,
+            Refused::OutOfMemory(oom) => out_of_memory_to_js(&oom, &format!("the task does not fit in memory: {oom}")),
+        }
+    }
+}
+
+/// Runs an admission step (reading arguments, making the task), turning an allocation that
+/// failed anywhere inside it into a rejection with `OutOfMemoryError` (`src/memory.rs`).
+fn guarded<T>(step: impl FnOnce() -> Result<T, JsValue>) -> Result<T, JsValue> {
+    crate::memory::rearm();
+    crate::panic::catch_oom(step).unwrap_or_else(|oom| Err(Refused::OutOfMemory(oom).into_error()))
 }
 
 /// A `submit` call waiting for queue space.
@@ -247,15 +279,28 @@ fn type_name(v: &JsValue) -> String {
     v.js_typeof().as_string().unwrap_or_default()
 }
 
-fn get(obj: &JsValue, key: &str) -> JsValue {
+/// `obj[key]`, or `undefined` if `obj` is not an object. A getter that throws is the
+/// caller's error (options are read as arguments are: the call is refused with it).
+fn get(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
     get_key(obj, &key.into())
 }
 
-fn get_key(obj: &JsValue, key: &JsValue) -> JsValue {
+fn get_key(obj: &JsValue, key: &JsValue) -> Result<JsValue, JsValue> {
     if obj.is_object() || obj.is_function() {
-        Reflect::get(obj, key).unwrap_or(JsValue::UNDEFINED)
+        Reflect::get(obj, key)
     } else {
-        JsValue::UNDEFINED
+        Ok(JsValue::UNDEFINED)
+    }
+}
+
+/// `n` as JS prints it in a message (`Infinity`, `-Infinity`, `NaN`, `1.5`).
+fn js_number(n: f64) -> String {
+    if n == f64::INFINITY {
+        "Infinity".into()
+    } else if n == f64::NEG_INFINITY {
+        "-Infinity".into()
+    } else {
+        format!("{n}")
     }
 }
 
@@ -266,7 +311,7 @@ std::thread_local! {
 }
 
 fn read_size(options: &JsValue, key: &str, default: f64) -> Result<usize, JsValue> {
-    let v = get(options, key);
+    let v = get(options, key)?;
     if v.is_undefined() {
         return Ok(default as usize);
     }
@@ -274,7 +319,7 @@ fn read_size(options: &JsValue, key: &str, default: f64) -> Result<usize, JsValu
         return Err(js_error("TYPE", &format!("{key} must be an integer, got {}", type_name(&v))));
     };
     if n.fract() != 0.0 || n < 1.0 || !n.is_finite() {
-        return Err(js_error("RANGE", &format!("{key} must be an integer >= 1, got {n}")));
+        return Err(js_error("RANGE", &format!("{key} must be an integer >= 1, got {}", js_number(n))));
     }
     Ok(if n > usize::MAX as f64 { usize::MAX } else { n as usize })
 }
@@ -293,7 +338,9 @@ const RECENT_SOURCES_LIMIT: usize = 8;
 #[derive(Clone)]
 struct Source {
     id: f64,
-    text: std::sync::Arc<str>,
+    /// A `String` behind the `Arc`, not an `Arc<str>`: that would copy the text again, and
+    /// infallibly (`src/memory.rs`).
+    text: std::sync::Arc<String>,
 }
 
 /// The source of a task function, checked to be sendable.
@@ -302,14 +349,14 @@ fn source_of(f: &JsValue) -> Result<Source, JsValue> {
     if let Some(src) = RECENT_SOURCES.with(|r| r.borrow().iter().find(|(g, _)| g == f).map(|(_, s)| s.clone())) {
         return Ok(src);
     }
-    let Some(text) = jsfn::function_source(f) else {
+    let Some(text) = jsfn::function_source(f).map_err(|e| codec_error_to_js(&e))? else {
         return Err(js_error("TYPE", "task must be a self-contained function; native and bound functions cannot be sent to a worker"));
     };
     if text.trim_start().starts_with("class") {
         return Err(js_error("TYPE", "task must be a function, not a class"));
     }
     let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed) as f64;
-    let source = Source { id, text: text.into() };
+    let source = Source { id, text: std::sync::Arc::new(text) };
     RECENT_SOURCES.with(|r| {
         let mut r = r.borrow_mut();
         if r.len() == RECENT_SOURCES_LIMIT {
@@ -333,11 +380,17 @@ fn read_args(args: &JsValue) -> Result<Args, JsValue> {
     let mut budget = Budget::default();
     let n = arr.length() as usize;
     let mut few = [Value::Undefined, Value::Undefined];
-    let mut many = Vec::new();
+    if n.saturating_mul(8) > budget.remaining() {
+        return Err(codec_error_to_js(&crate::value::CodecError::TooLarge { path: "args".into() }));
+    }
+    let mut many = if n > 2 {
+        crate::memory::try_vec(n).map_err(|oom| codec_error_to_js(&crate::value::CodecError::OutOfMemory { path: "args".into(), oom }))?
+    } else {
+        Vec::new()
+    };
     for (i, a) in arr.iter().enumerate() {
         let path = ARG_PATHS.get(i).map_or_else(|| format!("args[{i}]").into(), |p| std::borrow::Cow::Borrowed(*p));
-        let v = from_js(&a, &path, &mut budget, &pool_view_offset)
-            .map_err(|e| js_error(if e.is_type_error() { "TYPE" } else { "RANGE" }, &e.to_string()))?;
+        let v = from_js(&a, &path, &mut budget, &pool_view_offset).map_err(|e| codec_error_to_js(&e))?;
         if n <= 2 {
             few[i] = v;
         } else {
@@ -363,7 +416,7 @@ fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
     if !options.is_object() {
         return Err(js_error("TYPE", &format!("options must be an object, got {}", type_name(options))));
     }
-    let (signal, timeout) = OPTION_KEYS.with(|(s, t)| (get_key(options, s), get_key(options, t)));
+    let (signal, timeout) = OPTION_KEYS.with(|(s, t)| Ok::<_, JsValue>((get_key(options, s)?, get_key(options, t)?)))?;
     let signal = if signal.is_undefined() {
         None
     } else {
@@ -379,7 +432,7 @@ fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
     } else {
         match timeout.as_f64() {
             Some(ms) if ms.is_finite() && ms >= 0.0 => Some(super::backend::clock() + ms),
-            Some(ms) => return Err(js_error("RANGE", &format!("options.timeout must be a finite number of ms >= 0, got {ms}"))),
+            Some(ms) => return Err(js_error("RANGE", &format!("options.timeout must be a finite number of ms >= 0, got {}", js_number(ms)))),
             None => return Err(js_error("TYPE", &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
         }
     };
@@ -391,7 +444,12 @@ fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &CallOptions) -
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
         Body::Source(source, read_args(&args)?)
-    } else if let Some(name) = task.as_string() {
+    } else if task.is_string() {
+        // Export names are short; a longer string cannot name one (and is not copied whole).
+        let name = super::codec::string_within(&task, 1024, &|| "task".into()).map_err(|e| match e {
+            crate::value::CodecError::TooLarge { .. } => js_error("TYPE", "task is a string too long to name an export of the task module"),
+            e => codec_error_to_js(&e),
+        })?;
         let exports = inner.pool.backend.main().task_exports.borrow();
         let Some(exports) = exports.as_ref().filter(|_| inner.task_module) else {
             return Err(js_error("TYPE", "a task given by name needs a pool made with Pool.create({ module: url })"));
@@ -456,6 +514,10 @@ impl Inner {
                 self.refused(batch.as_ref());
                 Err(Refused::Aborted(signal.as_ref().map(Signal::reason).unwrap_or_else(|| js_error("CANCELLED", ""))))
             }
+            Err(SubmitError::OutOfMemory(_, oom)) => {
+                self.refused(batch.as_ref());
+                Err(Refused::OutOfMemory(oom))
+            }
         }
     }
 
@@ -487,9 +549,8 @@ impl Inner {
         let prepared = if self.waiters.borrow().is_empty() {
             match self.admit(prepared, true) {
                 Ok(p) => return p,
-                Err(Refused::Closed) => return Promise::reject(&js_error("POOL_CLOSED", "")),
-                Err(Refused::Aborted(reason)) => return Promise::reject(&reason),
                 Err(Refused::Full(p)) => p,
+                Err(refused) => return Promise::reject(&refused.into_error()),
             }
         } else {
             prepared
@@ -515,7 +576,14 @@ impl Inner {
                     }
                 }))
             });
-            self.waiters.borrow_mut().push_back(Waiter { prepared: slot.take(), resolve, reject, gone: gone_w.clone(), _deadline: watch });
+            let mut waiters = self.waiters.borrow_mut();
+            if waiters.try_reserve(1).is_err() {
+                gone_w.set(true);
+                let oom = crate::memory::out_of_memory(std::mem::size_of::<Waiter>() * (waiters.len() + 1));
+                drop(reject.call1(&JsValue::UNDEFINED, &Refused::OutOfMemory(oom).into_error()));
+                return;
+            }
+            waiters.push_back(Waiter { prepared: slot.take(), resolve, reject, gone: gone_w.clone(), _deadline: watch });
         };
         let mut executor = AssertUnwindSafe(&mut executor);
         let promise = Promise::new(&mut move |resolve, reject| {
@@ -575,9 +643,7 @@ impl Inner {
                     drop(waiters);
                     match result {
                         Ok(promise) => drop(w.resolve.call1(&JsValue::UNDEFINED, &promise)),
-                        Err(Refused::Closed) => drop(w.reject.call1(&JsValue::UNDEFINED, &js_error("POOL_CLOSED", ""))),
-                        Err(Refused::Aborted(reason)) => drop(w.reject.call1(&JsValue::UNDEFINED, &reason)),
-                        Err(Refused::Full(_)) => unreachable!(),
+                        Err(refused) => drop(w.reject.call1(&JsValue::UNDEFINED, &refused.into_error())),
                     }
                 }
             }
@@ -599,11 +665,14 @@ impl JsPool {
             Err(e) => return Promise::reject(&e),
         };
         // Undocumented measurement knob (bench/doorbell.mjs): how workers signal completions.
-        let doorbell = match get(&options, "doorbell").as_string().as_deref() {
+        let (doorbell, module) = match get(&options, "doorbell").and_then(|d| Ok((d, get(&options, "module")?))) {
+            Ok(found) => found,
+            Err(e) => return Promise::reject(&e),
+        };
+        let doorbell = match doorbell.as_string().as_deref() {
             Some("waitAsync") => crate::web::Doorbell::WaitAsync,
             _ => crate::web::Doorbell::Message,
         };
-        let module = get(&options, "module");
         let task_module = if module.is_undefined() {
             None
         } else {
@@ -659,27 +728,22 @@ impl JsPool {
     /// `trySubmit(task, args = [], {signal, timeout} = {})`: never throws, never waits.
     #[wasm_bindgen(js_name = trySubmit)]
     pub fn try_submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
-        let prepared = match read_options(&options).and_then(|o| prepare(&self.inner, task, args, &o)) {
-            Ok(p) => p,
-            Err(e) => return Promise::reject(&e),
-        };
-        match self.inner.admit(prepared, false) {
-            Ok(p) => p,
-            Err(Refused::Full(_)) => Promise::reject(&js_error("QUEUE_FULL", "")),
-            Err(Refused::Closed) => Promise::reject(&js_error("POOL_CLOSED", "")),
-            Err(Refused::Aborted(reason)) => Promise::reject(&reason),
-        }
+        let admitted = guarded(|| {
+            let prepared = read_options(&options).and_then(|o| prepare(&self.inner, task, args, &o))?;
+            self.inner.admit(prepared, false).map_err(Refused::into_error)
+        });
+        admitted.unwrap_or_else(|e| Promise::reject(&e))
     }
 
     /// `submit(task, args, options)`: like `trySubmit`, but waits for queue space (in order),
     /// honouring `signal` and `timeout` while waiting; rejects with `PoolClosedError` if
     /// shutdown starts first.
     pub fn submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
-        let prepared = match read_options(&options).and_then(|o| prepare(&self.inner, task, args, &o)) {
-            Ok(p) => p,
-            Err(e) => return Promise::reject(&e),
-        };
-        self.inner.enqueue(prepared)
+        guarded(|| {
+            let prepared = read_options(&options).and_then(|o| prepare(&self.inner, task, args, &o))?;
+            Ok(self.inner.enqueue(prepared))
+        })
+        .unwrap_or_else(|e| Promise::reject(&e))
     }
 
     /// `submitAll(items, {signal, timeout})`: submits every item in order, each a task or a
@@ -695,21 +759,25 @@ impl JsPool {
             Ok(Some(list)) => list,
             _ => return Promise::reject(&js_error("TYPE", &format!("items must be an array of tasks (each a task or [task, args]), got {}", type_name(&items)))),
         };
-        let options = match read_options(&options) {
-            Ok(o) => o,
+        // Every item is read before any is admitted; one that is refused (bad, too large, or
+        // out of memory) refuses the call.
+        let prepared = guarded(|| {
+            let options = read_options(&options)?;
+            let mut prepared = crate::memory::try_vec(list.length() as usize)
+                .map_err(|oom| Refused::OutOfMemory(oom).into_error())?;
+            for (i, item) in list.iter().enumerate() {
+                let (task, args) = match super::codec::array_copy(&item) {
+                    Ok(Some(pair)) => (pair.get(0), pair.get(1)),
+                    _ => (item, JsValue::UNDEFINED),
+                };
+                prepared.push(prepare(&self.inner, task, args, &options).map_err(|e| prefix_message(e, &format!("items[{i}]")))?);
+            }
+            Ok(prepared)
+        });
+        let prepared: Vec<Prepared> = match prepared {
+            Ok(p) => p,
             Err(e) => return Promise::reject(&e),
         };
-        let mut prepared = Vec::with_capacity(list.length() as usize);
-        for (i, item) in list.iter().enumerate() {
-            let (task, args) = match super::codec::array_copy(&item) {
-                Ok(Some(pair)) => (pair.get(0), pair.get(1)),
-                _ => (item, JsValue::UNDEFINED),
-            };
-            match prepare(&self.inner, task, args, &options) {
-                Ok(p) => prepared.push(p),
-                Err(e) => return Promise::reject(&prefix_message(e, &format!("items[{i}]"))),
-            }
-        }
         let inner = &self.inner;
         let batch = Arc::new(Batch::new(prepared.len()));
         // Until every item is admitted or queued, a member that completes meanwhile must ring:
@@ -730,12 +798,15 @@ impl JsPool {
         if !(options.is_undefined() || options.is_null() || options.is_object()) {
             return Promise::reject(&js_error("TYPE", &format!("options must be an object, got {}", type_name(&options))));
         }
-        let timeout = get(&options, "timeout");
+        let (timeout, force) = match get(&options, "timeout").and_then(|t| Ok((t, get(&options, "force")?))) {
+            Ok(found) => found,
+            Err(e) => return Promise::reject(&e),
+        };
         if !timeout.is_undefined() && !timeout.as_f64().is_some_and(|t| t >= 0.0) {
             return Promise::reject(&js_error("RANGE", "options.timeout must be a number of ms >= 0"));
         }
         let timeout = timeout.as_f64();
-        if get(&options, "force").is_truthy() {
+        if force.is_truthy() {
             drop(self.inner.pool.shutdown_now());
         }
         let fut = match timeout {
@@ -756,14 +827,14 @@ impl JsPool {
     /// `alloc(TypedArrayCtor, length)`: a typed array backed by pool memory; it crosses to
     /// tasks by reference. Release it with `free`.
     pub fn alloc(&self, ctor: JsValue, length: JsValue) -> Result<JsValue, JsValue> {
-        let name = if ctor.is_function() { get(&ctor, "name").as_string().unwrap_or_default() } else { String::new() };
+        let name = if ctor.is_function() { get(&ctor, "name")?.as_string().unwrap_or_default() } else { String::new() };
         let kind = match TypedKind::from_name(&name) {
             Some(k) if k != TypedKind::DataView => k,
             _ => return Err(js_error("TYPE", "alloc needs a typed array constructor such as Float32Array")),
         };
         let n = match length.as_f64() {
             Some(n) if n.fract() == 0.0 && n >= 0.0 => n,
-            Some(n) => return Err(js_error("RANGE", &format!("length must be an integer >= 0, got {n}"))),
+            Some(n) => return Err(js_error("RANGE", &format!("length must be an integer >= 0, got {}", js_number(n)))),
             None => return Err(js_error("TYPE", &format!("length must be a number, got {}", type_name(&length)))),
         };
         const LIMIT: f64 = (512u64 << 20) as f64;
@@ -776,7 +847,8 @@ impl JsPool {
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         if ptr.is_null() {
-            return Err(js_error("RANGE", &format!("out of memory allocating {bytes} bytes")));
+            let oom = crate::memory::out_of_memory(layout.size());
+            return Err(out_of_memory_to_js(&oom, &format!("alloc of {bytes} bytes does not fit in memory: {oom}")));
         }
         self.inner.allocs.borrow_mut().insert(ptr as u32, layout);
         Ok(make_typed_view(&ctor, &note_buffer(&wasm_bindgen::memory()), ptr as u32, n as u32))

@@ -26,12 +26,18 @@ extern "C" {
     #[wasm_bindgen(js_name = finishSuspended)]
     fn finish_suspended();
     #[wasm_bindgen(js_name = functionSource, catch)]
-    fn function_source_js(f: &JsValue) -> Result<Option<String>, JsValue>;
+    fn function_source_js(f: &JsValue) -> Result<JsValue, JsValue>;
 }
 
-/// The source of a sendable function; `None` for native, bound and proxied functions.
-pub(crate) fn function_source(f: &JsValue) -> Option<String> {
-    function_source_js(f).ok().flatten()
+/// The source of a sendable function: `Ok(None)` for native, bound and proxied functions,
+/// `Err` if it is over the payload limit or does not fit in memory.
+pub(crate) fn function_source(f: &JsValue) -> Result<Option<String>, CodecError> {
+    match function_source_js(f) {
+        Ok(text) if text.is_string() => {
+            super::codec::string_within(&text, crate::value::MAX_PAYLOAD_BYTES, &|| "task".into()).map(Some)
+        }
+        _ => Ok(None),
+    }
 }
 
 /// What a JS task produced, in a form that crosses threads.
@@ -39,6 +45,9 @@ pub(crate) fn function_source(f: &JsValue) -> Option<String> {
 pub(crate) enum JsOutcome {
     Returned(Value),
     Thrown(Value),
+    /// Its result (or the value it threw) cannot cross: a `TypeError`, a `RangeError`, or
+    /// the out-of-memory error when the memory cannot hold it.
+    Unsendable(CodecError),
     /// Placeholder while the body waits for a promise (never delivered).
     Pending,
 }
@@ -51,32 +60,28 @@ std::thread_local! {
 const NOT_CAPTURED: &str = "task functions are sent as source and compiled in each worker, so variables \
     from the enclosing scope are not captured; pass them in args";
 
-fn error_value(e: &JsValue, hint_closures: bool) -> Value {
+/// What the task threw, as an outcome: the value if it can cross, else why not.
+fn thrown(e: &JsValue, hint_closures: bool) -> JsOutcome {
     match from_js(e, "error", &mut Budget::default(), &|_| None) {
         Ok(Value::Error { name, mut message, stack }) => {
             if hint_closures && name == "ReferenceError" {
                 message = format!("{message} ({NOT_CAPTURED})");
             }
-            Value::Error { name, message, stack }
+            JsOutcome::Thrown(Value::Error { name, message, stack })
         }
-        Ok(other) => other,
-        Err(_) => Value::String(format!("{e:?}")),
+        Ok(other) => JsOutcome::Thrown(other),
+        Err(e) => JsOutcome::Unsendable(e),
     }
-}
-
-fn codec_error_value(e: &CodecError) -> Value {
-    let name = if e.is_type_error() { "TypeError" } else { "RangeError" };
-    Value::Error { name: name.into(), message: e.to_string(), stack: String::new() }
 }
 
 /// Turns a value the task returned (or a promise settled with) into an outcome.
 pub(crate) fn outcome_of(ok: bool, v: &JsValue) -> (JsOutcome, bool) {
     if !ok {
-        return (JsOutcome::Thrown(error_value(v, true)), true);
+        return (thrown(v, true), true);
     }
     match from_js(v, "result", &mut Budget::default(), &super::pool_view_offset) {
         Ok(value) => (JsOutcome::Returned(value), false),
-        Err(e) => (JsOutcome::Thrown(codec_error_value(&e)), true),
+        Err(e) => (JsOutcome::Unsendable(e), true),
     }
 }
 
@@ -88,7 +93,10 @@ pub(crate) fn run(id: f64, source: &str, args: &[Value]) -> JsOutcome {
             Ok(_) => call(id, None, args).expect("the function was just cached"),
             Err(e) => {
                 crate::task::mark_failed();
-                let detail = error_value(&e, false);
+                let detail = match thrown(&e, false) {
+                    JsOutcome::Thrown(v) => v,
+                    _ => Value::Undefined,
+                };
                 let message = match &detail {
                     Value::Error { name, message, .. } => format!("{name}: {message}"),
                     other => format!("{other:?}"),
@@ -144,7 +152,7 @@ fn call(id: f64, name: Option<&str>, args: &[Value]) -> Option<JsOutcome> {
         }
         1 => {
             crate::task::mark_failed();
-            JsOutcome::Thrown(error_value(&result, true))
+            thrown(&result, true)
         }
         2 => {
             SUSPENDED.with(|s| *s.borrow_mut() = Some(result));
@@ -160,6 +168,7 @@ pub(crate) fn outcome_to_js(o: JsOutcome) -> Result<JsValue, JsValue> {
     match o {
         JsOutcome::Returned(v) => Ok(to_js(&v)),
         JsOutcome::Thrown(v) => Err(to_js(&v)),
+        JsOutcome::Unsendable(e) => Err(super::codec_error_to_js(&e)),
         JsOutcome::Pending => Err(error_of("Error", "internal: a suspended task was delivered", "")),
     }
 }

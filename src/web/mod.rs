@@ -33,6 +33,8 @@ extern "C" {
     fn make_error(kind: &str, message: &str, location: Option<String>) -> JsValue;
     #[wasm_bindgen(js_name = errorClasses)]
     fn error_classes_js() -> JsValue;
+    #[wasm_bindgen(js_name = outOfMemoryError)]
+    fn out_of_memory_error(message: &str, needed: f64, in_use: f64, maximum: f64) -> JsValue;
 }
 
 /// The JS error classes (`PanicError`, `QueueFullError`, …), for the package entry to re-export.
@@ -63,6 +65,21 @@ pub fn task_error_to_js(err: &TaskError) -> JsValue {
         TaskError::Cancelled => make_error("CANCELLED", "", None),
         TaskError::TimedOut => make_error("TIMEOUT", "", None),
         TaskError::PoolClosed => make_error("POOL_CLOSED", "", None),
+        TaskError::OutOfMemory(oom) => out_of_memory_to_js(oom, &oom.to_string()),
+    }
+}
+
+/// `OutOfMemoryError` (a `RangeError` with code `OUT_OF_MEMORY`) saying `message`.
+pub(crate) fn out_of_memory_to_js(oom: &crate::OutOfMemory, message: &str) -> JsValue {
+    out_of_memory_error(message, oom.needed as f64, oom.in_use as f64, oom.maximum as f64)
+}
+
+/// The JS error for a value that cannot cross: `TypeError`, `RangeError` or `OutOfMemoryError`.
+pub(crate) fn codec_error_to_js(e: &crate::value::CodecError) -> JsValue {
+    match e {
+        crate::value::CodecError::OutOfMemory { oom, .. } => out_of_memory_to_js(oom, &e.to_string()),
+        e if e.is_type_error() => js_error("TYPE", &e.to_string()),
+        e => js_error("RANGE", &e.to_string()),
     }
 }
 

@@ -24,6 +24,7 @@ const assert = {
   deepEqual: (a, b, m) => { if (!same(a, b)) fail(m ?? `not deep-equal: ${show(a)} vs ${show(b)}`); },
   match: (s, re, m) => { if (!re.test(s)) fail(m ?? `${show(s)} does not match ${re}`); },
   fail: (m) => fail(m ?? 'failed'),
+  doesNotThrow: (fn, m) => { try { fn(); } catch (e) { fail(`${m ?? 'threw'}: ${e?.stack ?? e}`); } },
   // Like node's: `expected` is an error class, a RegExp for the message, or a validation
   // function (no prototype: an arrow) that must return true.
   throws: (fn, expected, m) => {

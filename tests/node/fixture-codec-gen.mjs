@@ -76,9 +76,9 @@ function gen(r, depth, ancestors, budget) {
       const kids = children(Math.floor(r() * 5));
       ancestors.pop();
       kids.forEach((c, i) => { arr[i] = c.value; });
-      if (r() < 0.1) arr[kids.length + 1] = 1; // a hole, which crosses as undefined
+      if (r() < 0.1) arr[kids.length + 1] = 1; // a hole, which stays a hole
       const expected = kids.map((c) => c.expected);
-      if (arr.length > kids.length) expected.push(undefined, 1);
+      if (arr.length > kids.length) expected[kids.length + 1] = 1;
       const error = firstError(kids);
       return error ? refuse(arr, error) : ok(arr, expected);
     }
@@ -236,7 +236,12 @@ export function same(a, b) {
     const x = [...a], y = [...b];
     return x.every((v, i) => same(v, y[i]));
   }
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => same(v, b[i]));
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    // Holes must stay holes: `every` would skip them.
+    for (let i = 0; i < a.length; i++) if ((i in a) !== (i in b) || !same(a[i], b[i])) return false;
+    return true;
+  }
   if (Array.isArray(b) || Object.getPrototypeOf(b) !== Object.prototype) return false;
   const ka = Object.keys(a), kb = Object.keys(b);
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && same(a[k], b[k]));

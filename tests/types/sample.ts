@@ -1,6 +1,6 @@
 // Type-checked against the installed package by scripts/test.sh (tsc --noEmit): what a
 // TypeScript user writes must compile, and misuse must not.
-import { Pool, PanicError, QueueFullError, diagnostics, image, memoryBytes, type PoolStats, type TileReport } from 'ringpool';
+import { Pool, PanicError, QueueFullError, OutOfMemoryError, diagnostics, image, memoryBytes, type PoolStats, type TileReport } from 'ringpool';
 
 async function main(): Promise<void> {
   const pool: Pool = await Pool.create({ workers: 2, queueCapacity: 16 });
@@ -14,6 +14,8 @@ async function main(): Promise<void> {
     return this.signal.aborted;
   }, [10], { timeout: 50 });
   const spun: number = await pool.trySubmit(diagnostics.spin(1));
+  const filled: number = await pool.trySubmit(diagnostics.alloc(1024));
+  void filled;
   const px = pool.alloc(Uint8Array, 4 * 4 * 4), out = pool.alloc(Uint8Array, 4 * 4 * 4);
   image.sample(px, 4, 4);
   const tile: TileReport = await pool.trySubmit(image.blur(px, out, 4, 4, 1, 0, 4));
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
   try { await pool.trySubmit(diagnostics.panic('x')); } catch (e) {
     if (e instanceof PanicError) { const where: string | null = e.location; void where; }
     if (e instanceof QueueFullError) { const code: 'QUEUE_FULL' = e.code; void code; }
+    if (e instanceof OutOfMemoryError) { const left: number = e.maximum - e.inUse - e.needed; const code: 'OUT_OF_MEMORY' = e.code; const r: RangeError = e; void left; void code; void r; }
   }
   // @ts-expect-error: queueCapacity must be a number
   await Pool.create({ queueCapacity: 'big' });
