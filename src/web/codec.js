@@ -124,15 +124,29 @@ const encoder = new TextEncoder();
 // after `utf8Bytes` measured it. (`encodeInto` may not write to a shared buffer in every
 // engine, so the bytes are made first and copied.) Returns the bytes written.
 export function writeUtf8(s, memory, ptr, n) {
+  const view = target(memory, ptr, n);
+  // A short ASCII string (one byte a char: `utf8Bytes` counted exactly its length) is copied
+  // char by char, as wasm-bindgen's glue does: cheaper than making and copying an encoding.
+  if (n === s.length && n <= 256) {
+    for (let i = 0; i < n; i++) view[i] = s.charCodeAt(i);
+    return n;
+  }
   const bytes = encoder.encode(s);
-  new Uint8Array(memory.buffer, ptr, n).set(bytes);
+  view.set(bytes);
   return bytes.length;
+}
+// The `n` bytes at `ptr`, which this thread just allocated. If another thread grew the memory
+// for them, this thread's `memory.buffer` may still be the shorter one until it catches up:
+// `grow(0)` makes it catch up at once and changes nothing else (src/web/growth.rs).
+function target(memory, ptr, n) {
+  if (ptr + n > memory.buffer.byteLength) memory.grow(0);
+  return new Uint8Array(memory.buffer, ptr, n);
 }
 // Copies the `n` bytes of the typed array or buffer `v` to `ptr` of the wasm memory.
 export function writeBytes(v, memory, ptr, n) {
   const src = v instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer)
     ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-  new Uint8Array(memory.buffer, ptr, n).set(src.subarray(0, n));
+  target(memory, ptr, n).set(src.subarray(0, n));
 }
 export function jsonParse(text) { return JSON.parse(text); }
 // The items of array `a`, read once (getters run here, inside the caller's catch), or null

@@ -175,20 +175,16 @@ pub(crate) fn from_js(
     reader.read(v, &Path::Root(path), 0)
 }
 
-/// A JS string of `n` UTF-8 bytes (measured by `utf8Bytes`), copied into a `String` that is
-/// allocated fallibly. The caller charged the budget for it.
-pub(crate) fn string_of(s: &JsValue, n: usize, path: &dyn Fn() -> String) -> Result<String, CodecError> {
-    let memory = wasm_bindgen::memory();
-    copy_string(s, n, &memory, path)
-}
-
-/// `s` (a JS string) in a fallibly allocated `String`, refused past `limit` bytes.
+/// `s` (a JS string) in a fallibly allocated `String`, refused past `limit` bytes before
+/// anything is allocated.
 pub(crate) fn string_within(s: &JsValue, limit: usize, path: &dyn Fn() -> String) -> Result<String, CodecError> {
     let n = utf8_bytes(s) as usize;
     Budget::with_remaining(limit).charge(n, path)?;
-    string_of(s, n, path)
+    copy_string(s, n, &wasm_bindgen::memory(), path)
 }
 
+/// A JS string of `n` UTF-8 bytes (as `utf8Bytes` measured it), copied into a `String` that is
+/// allocated fallibly. The caller charged the budget for it.
 fn copy_string(s: &JsValue, n: usize, memory: &JsValue, path: &dyn Fn() -> String) -> Result<String, CodecError> {
     let mut bytes = bytes_for(n, path)?;
     if n > 0 {
