@@ -46,13 +46,13 @@ export function instanceName(v) { return String(Object.getPrototypeOf(v)?.constr
 export function jsonOf(v, budget, depth) {
   const st = { cost: 0, budget, depth };
   const text = jsonWalk(v, 0, st);
-  return text === undefined ? undefined : [text, st.cost, utf8Length(text)];
+  return text === undefined ? undefined : [text, st.cost, utf8Bytes(text)];
 }
 function jsonWalk(v, depth, st) {
   st.cost += 8;
   switch (typeof v) {
     case 'string': {
-      const n = utf8Length(v);
+      const n = utf8Bytes(v, true);
       st.cost += n;
       return n < 0 || st.cost > st.budget ? undefined : JSON.stringify(v);
     }
@@ -81,7 +81,7 @@ function jsonWalk(v, depth, st) {
   for (const k of Object.keys(v)) {
     const d = Object.getOwnPropertyDescriptor(v, k);
     if (d === undefined || !('value' in d)) return undefined;
-    const n = utf8Length(k);
+    const n = utf8Bytes(k, true);
     if (n < 0) return undefined;
     st.cost += n;
     const item = jsonWalk(v[k], depth + 1, st);
@@ -91,23 +91,10 @@ function jsonWalk(v, depth, st) {
   }
   return out + '}';
 }
-// The bytes of `s` in UTF-8, or -1 if it holds a lone surrogate: the general reader turns
-// that into U+FFFD, and JSON would keep it, so such strings take the general path.
-function utf8Length(s) {
-  if (!/[^\x00-\x7f]/.test(s)) return s.length;
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if ((c & 0xf800) !== 0xd800) n += 3;
-    else if (c < 0xdc00 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
-    else return -1;
-  }
-  return n;
-}
-// The UTF-8 bytes TextEncoder makes of `s` (a lone surrogate becomes U+FFFD, 3 bytes).
-export function utf8Bytes(s) {
+// The UTF-8 bytes TextEncoder makes of `s` (a lone surrogate becomes U+FFFD, 3 bytes). With
+// `strict`, -1 for a string that holds a lone surrogate: JSON would keep it where the general
+// reader makes it U+FFFD, so `jsonOf` leaves such strings to the general reader.
+export function utf8Bytes(s, strict = false) {
   if (!/[^\x00-\x7f]/.test(s)) return s.length;
   let n = 0;
   for (let i = 0; i < s.length; i++) {
@@ -115,6 +102,7 @@ export function utf8Bytes(s) {
     if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
     else if ((c & 0xfc00) === 0xd800 && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
+    else if (strict && (c & 0xf800) === 0xd800) return -1;
     else n += 3;
   }
   return n;
