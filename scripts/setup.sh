@@ -13,10 +13,19 @@ apt_install() {
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-# 1. Chromium and its driver (Debian's; the test tools must not download a browser).
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-  log "installing chromium chromium-driver"
-  apt_install chromium chromium-driver
+# 1. The browser engines, all Debian's (the test tools must not download a browser): Chromium
+#    and its driver, Firefox ESR, WebKitGTK's WebDriver (with its MiniBrowser), and a virtual
+#    display for WebKitGTK (scripts/browsers.mjs).
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
+command -v firefox-esr >/dev/null || missing+=(firefox-esr)
+command -v WebKitWebDriver >/dev/null || missing+=(webkit2gtk-driver)
+command -v xvfb-run >/dev/null || missing+=(xvfb)
+command -v xauth >/dev/null || missing+=(xauth)
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]}"
+  apt_install "${missing[@]}"
 fi
 
 # 2. Rust: nightly with rust-src (for -Z build-std) and the wasm32 target, as pinned by

@@ -88,7 +88,13 @@ fi
 
 if want browser-js; then
 section "browser: the same behaviour files in headless Chromium (cross-origin isolated, no bundler)"
-node tests/browser/run.mjs
+node tests/browser/run.mjs chromium
+fi
+
+if want engines; then
+section "engines: the same behaviour files in Firefox ESR (WebDriver BiDi) and WebKitGTK (WebDriver, under Xvfb)"
+node tests/browser/run.mjs firefox
+xvfb-run -a node tests/browser/run.mjs webkit
 fi
 
 if want soak; then
