@@ -24,7 +24,7 @@ const NEEDS = {
 };
 
 /** Serves the repository (scripts/serve.mjs: COOP/COEP, /no-isolation/, /strict-csp/). */
-async function serve() {
+export async function serve() {
   const port = 18000 + Math.floor(Math.random() * 1000);
   const server = spawn(process.execPath, ['scripts/serve.mjs'], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((ok) => server.stdout.once('data', ok));
@@ -60,10 +60,15 @@ function wrap(page, waitFor) {
   };
 }
 
-async function chromium() {
+/** Debian's headless Chromium under playwright-core (a playwright `Browser`). */
+export async function launchChromium() {
   const { chromium: pw } = await import('playwright-core');
-  const browser = await pw.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+  return pw.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
     '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+}
+
+async function chromium() {
+  const browser = await launchChromium();
   return {
     version: `Chromium ${browser.version()}`,
     newPage: async () => wrap(await browser.newPage(), (page, fn, timeout) => page.waitForFunction(fn, null, { timeout })),
