@@ -219,7 +219,11 @@ if (!globalThis.__ringpoolWorkerStarted) {
     nodeModule('node:worker_threads').then(({ isMainThread, workerData, parentPort }) => {
       if (isMainThread || !workerData?.ringpool || globalThis.__ringpoolWorkerStarted) return;
       globalThis.__ringpoolWorkerStarted = true;
-      runWorker(workerData, (m) => parentPort.postMessage(m), () => parentPort.close());
+      // Node ends the thread once its port is closed; Deno's worker_threads port has no
+      // `close` (it printed an uncaught TypeError per worker), and its worker ends with the
+      // web worker's own `close()`.
+      const close = () => (typeof parentPort.close === 'function' ? parentPort.close() : globalThis.close?.());
+      runWorker(workerData, (m) => parentPort.postMessage(m), close);
     });
   } else if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope &&
              self.name?.startsWith('ringpool:')) {
