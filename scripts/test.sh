@@ -86,6 +86,28 @@ cp tests/node/*.mjs "$scratch/test/"
 )
 fi
 
+if want deno; then
+section "deno: the behaviour files in Deno (npm package deno), against the same installed package"
+# node-cli.test.mjs starts `node` itself with Node's command-line forms: Node only.
+echo "skipped in Deno: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
+[ -d target/npm-scratch/node_modules/ringpool ] || { echo "deno: run the node suite first (it installs the package into target/npm-scratch)"; exit 1; }
+(
+  cd target/npm-scratch
+  files=$(ls test/*.test.mjs | grep -v '/node-cli\.test\.mjs$')
+  ../../node_modules/.bin/deno test --allow-all --no-check $files 2>&1 | tee ../deno-test.log | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^(ok|FAILED) \|| FAILED|^error' || true
+)
+# Every file passed, and nothing uncaught was printed (a worker's error would not fail a test).
+if ! sed 's/\x1b\[[0-9;]*m//g' target/deno-test.log | grep -qE '^ok \| [0-9]+ passed \| 0 failed'; then
+  echo "deno: tests failed (target/deno-test.log)"
+  exit 1
+fi
+if grep -q 'Uncaught' target/deno-test.log; then
+  grep 'Uncaught' target/deno-test.log | head -5
+  echo "deno: an uncaught error was printed (target/deno-test.log)"
+  exit 1
+fi
+fi
+
 if want browser-js; then
 section "browser: the same behaviour files in headless Chromium (cross-origin isolated, no bundler)"
 node tests/browser/run.mjs chromium

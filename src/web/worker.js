@@ -33,6 +33,7 @@ export class WorkerSet {
     this.onEvent = onEvent;
     this.workers = new Map();
     this.stopped = false;
+    this.hold = null; // Deno: the timer that keeps the event loop open while `watch` waits
   }
 
   spawn(index) {
@@ -81,6 +82,7 @@ export class WorkerSet {
 
   terminateAll() {
     this.stopped = true;
+    clearInterval(this.hold);
     for (const i of [...this.workers.keys()]) this.terminate(i);
   }
 
@@ -88,10 +90,14 @@ export class WorkerSet {
   watch(byteAddr, drain) {
     const cells = new Int32Array(this.memory.buffer);
     const idx = byteAddr >>> 2;
+    // Deno's event loop does not wait for a pending Atomics.waitAsync: once its workers have
+    // exited, a script awaiting a forced shutdown (settled through this bell) would end with
+    // the promise pending. A timer holds the loop open while the bell is watched.
+    this.hold = globalThis.Deno ? setInterval(() => {}, 2 ** 30) : null;
     const loop = () => {
-      if (this.stopped) return;
+      if (this.stopped) return clearInterval(this.hold);
       const seen = Atomics.load(cells, idx);
-      if (!drain()) return;
+      if (!drain()) return clearInterval(this.hold);
       const r = Atomics.waitAsync(cells, idx, seen);
       if (r.async) r.value.then(loop);
       else queueMicrotask(loop);
