@@ -108,6 +108,27 @@ if grep -q 'Uncaught' target/deno-test.log; then
 fi
 fi
 
+if want bun; then
+section "bun: the behaviour files in Bun (npm package bun), one process per file as node --test runs them"
+echo "skipped in Bun: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
+[ -d target/npm-scratch/node_modules/ringpool ] || { echo "bun: run the node suite first (it installs the package into target/npm-scratch)"; exit 1; }
+(
+  cd target/npm-scratch
+  : > ../bun-test.log
+  bun_failed=0 bun_passed=0
+  for f in $(ls test/*.test.mjs | grep -v '/node-cli\.test\.mjs$'); do
+    out=$(../../node_modules/.bin/bun test --timeout 180000 "$f" 2>&1) || bun_failed=$((bun_failed + 1))
+    printf '%s\n' "$out" >> ../bun-test.log
+    if printf '%s' "$out" | grep -q 'Uncaught'; then echo "bun: $f printed an uncaught error"; bun_failed=$((bun_failed + 1)); fi
+    n=$(printf '%s\n' "$out" | sed -n 's/^ *\([0-9]*\) pass$/\1/p')
+    bun_passed=$((bun_passed + ${n:-0}))
+    printf '%s\n' "$out" | grep -E '^\(fail\)' || true
+  done
+  echo "bun: $bun_passed passed, $bun_failed files failed (target/bun-test.log)"
+  [ "$bun_failed" = 0 ] && [ "$bun_passed" -gt 0 ]
+)
+fi
+
 if want browser-js; then
 section "browser: the same behaviour files in headless Chromium (cross-origin isolated, no bundler)"
 node tests/browser/run.mjs chromium
