@@ -141,12 +141,16 @@ xvfb-run -a node tests/browser/run.mjs webkit
 fi
 
 if want soak; then
-section "soak (short): 20,000 mixed-outcome tasks in Node and in Chromium (npm run soak: 1,000,000)"
+section "soak (short): 20,000 mixed-outcome tasks in Node, Chromium, Firefox and WebKitGTK (npm run soak: 1,000,000)"
 node tests/soak/node.mjs 20000 | tail -1
-node tests/soak/browser.mjs 20000 | tail -1
-section "pressure soak (short): 4 rounds that fill the memory to its maximum, in Node and in Chromium (npm run soak: 32)"
+node tests/soak/browser.mjs chromium 20000 | tail -1
+node tests/soak/browser.mjs firefox 20000 | tail -1
+xvfb-run -a node tests/soak/browser.mjs webkit 20000 | tail -1
+section "pressure soak (short): 4 rounds that fill the memory to its maximum, in the same four (npm run soak: 32)"
 node tests/soak/node.mjs pressure 256 | tail -1
-node tests/soak/browser.mjs pressure 256 | tail -1
+node tests/soak/browser.mjs chromium pressure 256 | tail -1
+node tests/soak/browser.mjs firefox pressure 256 | tail -1
+xvfb-run -a node tests/soak/browser.mjs webkit pressure 256 | tail -1
 fi
 
 if want demo; then

@@ -9,7 +9,10 @@ export function compileTask(source) {
   } catch (e) {
     // A method of an object literal (`{ resize(img) { … } }.resize`) has method source.
     if (!(e instanceof SyntaxError)) throw e;
-    try { f = Object.values(new Function('return ({' + source + '\n})')())[0]; } catch { throw e; }
+    const method = (prefix) => Object.values(new Function('return ({' + prefix + source + '\n})')())[0];
+    // JavaScriptCore prints an async method named `async` without its `async` modifier
+    // (`async(x) { await … }`), which then parses as a plain method and fails on `await`.
+    try { f = method(''); } catch { try { f = method('async '); } catch { throw e; } }
   }
   if (typeof f !== 'function') throw new TypeError('the task source is not a function');
   return f;

@@ -87,6 +87,9 @@ test('object-literal methods (method shorthand source) run as tasks', async () =
   const tasks = { triple(x) { return 3 * x; }, async later(x) { await null; return x + 1; } };
   assert.equal(await pool.trySubmit(tasks.triple, [5]), 15);
   assert.equal(await pool.trySubmit(tasks.later, [5]), 6);
+  // Named `async`: JavaScriptCore prints it without its `async` modifier (src/web/jsfn.js).
+  const odd = { async async(x) { await null; return x * 2; } };
+  assert.equal(await pool.trySubmit(odd.async, [4]), 8);
 });
 
 test('a function that does not compile in the worker says so', async () => {

@@ -67,7 +67,7 @@ export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFligh
 
   function check(i, kind, ok, v) {
     const r = Atomics.load(ran, i);
-    const bad = (what) => fail(`task ${i} (${kind}): ${what}; ok=${ok} value=${v?.stack ?? v} ran=${r}`);
+    const bad = (what) => fail(`task ${i} (${kind}): ${what}; ok=${ok} value=${v} ${v?.stack ?? ""} ran=${r}`);
     if (ok) tally.completed++; else tally.failed++;
     switch (kind) {
       case 'return': if (!ok || v !== i || r !== 1) bad('should return i'); break;
