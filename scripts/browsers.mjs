@@ -76,9 +76,14 @@ async function chromium() {
   };
 }
 
-async function firefox() {
+/** Debian's Firefox ESR, headless, over WebDriver BiDi (a puppeteer `Browser`). */
+export async function launchFirefox() {
   const { default: puppeteer } = await import('puppeteer-core');
-  const browser = await puppeteer.launch({ browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true });
+  return puppeteer.launch({ browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true });
+}
+
+async function firefox() {
+  const browser = await launchFirefox();
   return {
     version: (await browser.version()).replace('firefox/', 'Firefox ESR '),
     newPage: async () => wrap(await browser.newPage(), (page, fn, timeout) => page.waitForFunction(fn, { timeout, polling: 250 })),

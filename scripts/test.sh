@@ -154,8 +154,9 @@ xvfb-run -a node tests/soak/browser.mjs webkit pressure 256 | tail -1
 fi
 
 if want demo; then
-section "demo: the image page end to end in headless Chromium (every filter x mode, checksums vs native)"
-node tests/demo/run.mjs
+section "demo: the image page end to end in headless Chromium and Firefox ESR (every filter x mode, checksums vs native)"
+node tests/demo/run.mjs chromium
+node tests/demo/run.mjs firefox
 node tests/demo/ui.mjs
 fi
 

@@ -1,8 +1,47 @@
-// What the demo's end-to-end files share: the served Chromium (scripts/chromium.mjs), a page
+// What the demo's end-to-end files share: the served browser (Chromium under playwright-core,
+// or Firefox ESR under puppeteer-core behind the few playwright calls the checks use), a page
 // of the demo, a tiny TAP-like check runner, and PNG encoding and decoding.
 import { deflateSync, inflateSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-export { servedChromium as startDemo } from '../../scripts/chromium.mjs';
+import { servedChromium } from '../../scripts/chromium.mjs';
+import { serve, launchFirefox } from '../../scripts/browsers.mjs';
+
+/** → { base, browser, close }: `browser.newPage({viewport})` gives a playwright-style page. */
+export async function startDemo(engine = 'chromium') {
+  if (engine === 'chromium') return servedChromium();
+  if (engine !== 'firefox') throw new Error(`the demo tests run in chromium or firefox, not ${engine}`);
+  const { base, server } = await serve();
+  let firefox;
+  try {
+    firefox = await launchFirefox();
+  } catch (e) {
+    server.kill();
+    throw e;
+  }
+  const browser = {
+    async newPage({ viewport } = {}) {
+      const page = await firefox.newPage();
+      if (viewport) await page.setViewport(viewport);
+      return playwrightLike(page);
+    },
+  };
+  return { base, browser, close: async () => { await firefox.close(); server.kill(); } };
+}
+
+/** The playwright page calls the demo checks make, on a puppeteer page. */
+function playwrightLike(page) {
+  return Object.assign(Object.create(page), {
+    textContent: (sel) => page.$eval(sel, (e) => e.textContent),
+    isHidden: (sel) => page.$eval(sel, (e) => e.hidden || getComputedStyle(e).display === 'none' || e.getClientRects().length === 0),
+    waitForSelector: (sel, { state, timeout } = {}) => page.waitForSelector(sel, { visible: state === 'visible', timeout }),
+    locator: (sel) => ({ screenshot: async () => Buffer.from(await (await page.$(sel)).screenshot()) }),
+    evaluate: (fn, arg) => page.evaluate(fn, arg),
+    on: (event, f) => page.on(event, f),
+    goto: (url) => page.goto(url),
+    reload: () => page.reload(),
+    close: () => page.close(),
+  });
+}
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
