@@ -57,19 +57,25 @@ fi
 # registry does not serve.
 cargo_install() { (cd / && cargo install --quiet "$@"); }
 
-# 3. wasm-bindgen-cli at exactly the version Cargo.lock pins (wasm-pack would download it).
+# 3. Cargo-installed tools, built side by side: wasm-bindgen-cli at exactly the version
+#    Cargo.lock pins (wasm-pack would download it), wasm-pack, and geckodriver (the
+#    wasm-bindgen tests in Firefox).
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+pids=()
 if [ "$have" != "$want" ]; then
   log "installing wasm-bindgen-cli $want (had: ${have:-none})"
-  cargo_install wasm-bindgen-cli --version "$want" --force
+  cargo_install wasm-bindgen-cli --version "$want" --force & pids+=($!)
 fi
-
-# 4. wasm-pack.
 if ! command -v wasm-pack >/dev/null; then
   log "installing wasm-pack"
-  cargo_install wasm-pack --version 0.15.1
+  cargo_install wasm-pack --version 0.15.1 & pids+=($!)
 fi
+if ! command -v geckodriver >/dev/null; then
+  log "installing geckodriver"
+  cargo_install geckodriver --version 0.37.1 & pids+=($!)
+fi
+for pid in "${pids[@]}"; do wait "$pid"; done
 
 # 5. npm dev dependencies (binaryen's wasm-opt, test tools), when the lock file changed.
 stamp=node_modules/.ringpool-lock

@@ -116,7 +116,7 @@ impl<T> Dispatch<T> {
     /// Closes admission and wakes every sleeper so workers can drain and exit.
     pub fn close(&self) -> bool {
         let first = self.ring.close();
-        self.bell.bump_and_wake(u32::MAX);
+        self.bell.bump_and_wake(crate::sync::WAKE_ALL);
         first
     }
 }

@@ -29,6 +29,12 @@ pub(crate) use std::hint::spin_loop as spin_hint;
 
 pub(crate) use std::sync::atomic::Ordering;
 
+/// The count that wakes every waiter of a futex word. `memory.atomic.notify` takes an unsigned
+/// count, but SpiderMonkey (Firefox ESR 153) woke nobody for `u32::MAX`: `tests/web.rs` hung
+/// there, and a closing pool's sleeping workers relied on other wake-ups. `i32::MAX` is "all"
+/// in every engine.
+pub(crate) const WAKE_ALL: u32 = i32::MAX as u32;
+
 /// `UnsafeCell` with loom's closure API, so the ring's unsafe accesses are tracked under loom.
 #[derive(Debug)]
 pub(crate) struct UnsafeCell<T>(

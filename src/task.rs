@@ -95,7 +95,7 @@ impl Header {
         #[cfg(all(target_arch = "wasm32", target_feature = "atomics", not(loom)))]
         // SAFETY: `state` is a live, aligned 32-bit word in shared memory; notify never blocks.
         unsafe {
-            core::arch::wasm32::memory_atomic_notify(self.state.as_ptr() as *mut i32, u32::MAX);
+            core::arch::wasm32::memory_atomic_notify(self.state.as_ptr() as *mut i32, crate::sync::WAKE_ALL);
         }
     }
 

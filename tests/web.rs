@@ -31,6 +31,9 @@ extern "C" {
     fn is_shared(memory: &JsValue) -> bool;
 }
 
+/// "Wake every waiter": Firefox wakes nobody for a count of `u32::MAX` (src/sync.rs).
+const WAKE_ALL: u32 = i32::MAX as u32;
+
 /// A flag in shared memory: workers block on it, the main thread awaits it without blocking.
 #[derive(Clone, Default)]
 struct Flag(Arc<AtomicI32>);
@@ -38,11 +41,11 @@ struct Flag(Arc<AtomicI32>);
 impl Flag {
     fn set(&self, v: i32) {
         self.0.store(v, Ordering::SeqCst);
-        unsafe { core::arch::wasm32::memory_atomic_notify(self.0.as_ptr(), u32::MAX) };
+        unsafe { core::arch::wasm32::memory_atomic_notify(self.0.as_ptr(), WAKE_ALL) };
     }
     fn add(&self, v: i32) -> i32 {
         let n = self.0.fetch_add(v, Ordering::SeqCst) + v;
-        unsafe { core::arch::wasm32::memory_atomic_notify(self.0.as_ptr(), u32::MAX) };
+        unsafe { core::arch::wasm32::memory_atomic_notify(self.0.as_ptr(), WAKE_ALL) };
         n
     }
     fn get(&self) -> i32 {
