@@ -17,6 +17,9 @@ const bare = '/no-isolation';
 // Under /strict-csp/ they also carry a Content-Security-Policy without 'unsafe-eval' or inline
 // scripts (only 'wasm-unsafe-eval' to compile the module), for the task-module test.
 const strict = '/strict-csp';
+// Under /credentialless/ with `Cross-Origin-Embedder-Policy: credentialless`, the other way to
+// be cross-origin isolated (Chromium and Firefox; tests/browser/run.mjs).
+const loose = '/credentialless';
 const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
   "object-src 'none'; base-uri 'none'";
 
@@ -24,6 +27,7 @@ function resolve(url) {
   let path = normalize(decodeURIComponent(new URL(url, 'http://x').pathname));
   if (path.startsWith(`${bare}/`)) path = path.slice(bare.length);
   if (path.startsWith(`${strict}/`)) path = path.slice(strict.length);
+  if (path.startsWith(`${loose}/`)) path = path.slice(loose.length);
   if (path.includes('..')) return null;
   if (path.startsWith('/pkg/')) return join(root, path);
   // bench/simd.mjs: the same page on the build without SIMD (scripts/build.mjs --no-simd).
@@ -42,7 +46,7 @@ createServer(async (req, res) => {
     if (!file || !(await stat(file)).isFile()) throw new Error('not a file');
     const isolation = req.url.startsWith(`${bare}/`) ? {} : {
       'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
+      'Cross-Origin-Embedder-Policy': req.url.startsWith(`${loose}/`) ? 'credentialless' : 'require-corp',
     };
     const policy = req.url.startsWith(`${strict}/`) ? { 'Content-Security-Policy': csp } : {};
     res.writeHead(200, {

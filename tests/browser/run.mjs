@@ -50,6 +50,20 @@ try {
     }
   }
 
+  // `Cross-Origin-Embedder-Policy: credentialless` isolates a page as well, where the engine
+  // supports it (not WebKitGTK 2.50): a pool starts and runs tasks there.
+  if (engine === 'webkit') {
+    // What the README says: WebKitGTK does not isolate a page on `credentialless`.
+    const isolated = await visit('/credentialless/tests/browser/no-isolation.html', () => window.__result && [window.__result.isolated], 60_000);
+    if (isolated[0] === false) ok('credentialless: WebKitGTK does not isolate the page (require-corp needed there)');
+    else notOk(`credentialless: WebKitGTK isolated the page; update the README (${isolated})`);
+  } else {
+    for (const r of await visit('/credentialless/tests/browser/index.html?files=alloc.test.mjs', () => crossOriginIsolated ? window.__results : [{ file: '(page)', name: 'isolated', ok: false, error: 'COEP: credentialless did not isolate the page' }], 120_000)) {
+      if (r.ok) ok(`credentialless: ${r.file}: ${r.name}`);
+      else notOk(`credentialless: ${r.file}: ${r.name}\n  ${r.error.replaceAll('\n', '\n  ')}`);
+    }
+  }
+
   // Without COOP/COEP: the import works, Pool.create rejects naming both headers.
   const r = await visit('/no-isolation/tests/browser/no-isolation.html', () => window.__result, 60_000);
   const named = /Cross-Origin-Opener-Policy: same-origin/.test(r.message) && /Cross-Origin-Embedder-Policy: require-corp/.test(r.message);
