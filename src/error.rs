@@ -11,6 +11,8 @@ pub enum BuildError {
     QueueCapacity(usize),
     /// The platform could not start a worker (message from the platform).
     Spawn(String),
+    /// The shared memory has no room for the workers' stacks (wasm).
+    OutOfMemory(OutOfMemory),
 }
 
 impl fmt::Display for BuildError {
@@ -25,6 +27,7 @@ impl fmt::Display for BuildError {
                 crate::MAX_QUEUE_CAPACITY
             ),
             BuildError::Spawn(msg) => write!(f, "could not start a worker: {msg}"),
+            BuildError::OutOfMemory(oom) => write!(f, "no room for the workers' stacks: {oom}"),
         }
     }
 }

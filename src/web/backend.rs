@@ -268,6 +268,10 @@ impl Backend {
             shared.dispatch.close();
             return Err(BuildError::Spawn(problem));
         }
+        if let Err(oom) = stacks_fit(shared.workers) {
+            shared.dispatch.close();
+            return Err(BuildError::OutOfMemory(oom));
+        }
         shared.delivery.message_mode.store((doorbell == Doorbell::Message) as u32, Ordering::Relaxed);
         let glue_url = IMPORT_META.with(ImportMeta::url);
         let main = Rc::new_cyclic(|weak: &std::rc::Weak<Main>| {
@@ -381,8 +385,49 @@ impl Delivery {
     }
 }
 
+/// Bytes of a worker's thread stack: wasm-bindgen's default, which it allocates in the new
+/// worker (`__wbindgen_start`), where an allocation that fails is a trap.
+const THREAD_STACK: usize = 2 << 20;
+
+/// Whether the memory has room for `n` worker stacks now: they are claimed and given back at
+/// once, so that a full memory refuses a pool (or delays a replacement) instead of trapping
+/// in the new worker. With `worker-alloc` the given-back blocks wait whole for the workers.
+fn stacks_fit(n: usize) -> Result<(), crate::OutOfMemory> {
+    let layout = std::alloc::Layout::from_size_align(THREAD_STACK, 16).expect("stack layout");
+    let mut held = Vec::new();
+    crate::memory::try_reserve(&mut held, n)?;
+    let result = loop {
+        if held.len() == n {
+            break Ok(());
+        }
+        // SAFETY: the layout has a non-zero size.
+        let p = unsafe { std::alloc::alloc(layout) };
+        if p.is_null() {
+            break Err(crate::memory::out_of_memory(THREAD_STACK * (n - held.len())));
+        }
+        held.push(p);
+    };
+    for p in held {
+        // SAFETY: allocated just above with this layout.
+        unsafe { std::alloc::dealloc(p, layout) };
+    }
+    result
+}
+
 impl Main {
     fn spawn(&self, index: usize) {
+        if stacks_fit(1).is_err() {
+            // A replacement for a crashed worker, with the memory full: try again shortly
+            // rather than trap in the new worker.
+            let me = AssertUnwindSafe(self.me.clone());
+            schedule(50.0, &Closure::once_into_js(move || {
+                let me = me;
+                if let Some(main) = me.0.upgrade() {
+                    main.spawn(index);
+                }
+            }));
+            return;
+        }
         // The worker's `Arc::from_raw` takes over this count.
         std::mem::forget(self.shared.clone());
         let mut slots = self.slots.borrow_mut();

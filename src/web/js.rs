@@ -688,6 +688,7 @@ impl JsPool {
             Err(e @ (crate::BuildError::Workers(_) | crate::BuildError::QueueCapacity(_))) => {
                 return Promise::reject(&js_error("RANGE", &e.to_string()))
             }
+            Err(e @ crate::BuildError::OutOfMemory(oom)) => return Promise::reject(&out_of_memory_to_js(&oom, &e.to_string())),
             Err(e) => return Promise::reject(&js_sys::Error::new(&e.to_string())),
         };
         let ready = pool.ready();

@@ -153,3 +153,23 @@ test('a result that does not fit rejects its task; the worker lives', async () =
   assert.equal((await trySubmit((n) => new Uint8Array(n), [30 * MiB])).length, 30 * MiB);
   assertInvariant(pool);
 });
+
+test('with the memory full, a new pool is refused with OutOfMemoryError; the module keeps working', async () => {
+  const views = fill();
+  // A worker's stack is allocated in the new worker, where a failed allocation is a trap (it
+  // used to leave the module unable to start any pool afterwards).
+  const e = await rejection(Pool.create({ workers: 2 }));
+  assertOutOfMemory(e, 2 * MiB);
+  assert.match(e.message, /^no room for the workers' stacks/);
+  const crash = await rejection(trySubmit(diagnostics.trap()));
+  assert.equal(crash.code, 'WORKER_CRASHED');
+  for (const v of views) pool.free(v);
+  // Both workers run at once again: the crashed one was replaced.
+  const a = await occupy(pool), b = await occupy(pool);
+  a.open(); b.open();
+  assert.deepEqual([await a.blocker, await b.blocker], ['gated', 'gated']);
+  const other = await Pool.create({ workers: 2 });
+  assert.equal(await other.trySubmit((x) => x * 2, [21]), 42);
+  await other.shutdown();
+  assertInvariant(pool);
+});
