@@ -31,6 +31,19 @@ export async function serve() {
   return { base: `http://127.0.0.1:${port}`, server };
 }
 
+/** Serves the repository and starts a browser with `launch()` → { base, browser, close }. */
+export async function servedWith(launch) {
+  const { base, server } = await serve();
+  let browser;
+  try {
+    browser = await launch();
+  } catch (e) {
+    server.kill();
+    throw e;
+  }
+  return { base, browser, close: async () => { await browser.close(); server.kill(); } };
+}
+
 export async function servedBrowser(engine) {
   if (!ENGINES.includes(engine)) throw new Error(`unknown engine ${engine}; one of ${ENGINES.join(', ')}`);
   for (const [path, pkg] of NEEDS[engine]) {

@@ -4,20 +4,13 @@
 import { deflateSync, inflateSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { servedChromium } from '../../scripts/chromium.mjs';
-import { serve, launchFirefox } from '../../scripts/browsers.mjs';
+import { servedWith, launchFirefox } from '../../scripts/browsers.mjs';
 
 /** → { base, browser, close }: `browser.newPage({viewport})` gives a playwright-style page. */
 export async function startDemo(engine = 'chromium') {
   if (engine === 'chromium') return servedChromium();
   if (engine !== 'firefox') throw new Error(`the demo tests run in chromium or firefox, not ${engine}`);
-  const { base, server } = await serve();
-  let firefox;
-  try {
-    firefox = await launchFirefox();
-  } catch (e) {
-    server.kill();
-    throw e;
-  }
+  const { base, browser: firefox, close } = await servedWith(launchFirefox);
   const browser = {
     async newPage({ viewport } = {}) {
       const page = await firefox.newPage();
@@ -25,7 +18,7 @@ export async function startDemo(engine = 'chromium') {
       return playwrightLike(page);
     },
   };
-  return { base, browser, close: async () => { await firefox.close(); server.kill(); } };
+  return { base, browser, close };
 }
 
 /** The playwright page calls the demo checks make, on a puppeteer page. */
