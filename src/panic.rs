@@ -25,7 +25,10 @@ std::thread_local! {
     static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-fn install_hook() {
+/// Installs the hook (once per module). Called when a pool is built, since it allocates and so
+/// must not first run from an admission on a full memory (that poisoned the `Once`: found by
+/// `tests/web_memory.rs`); [`scoped`] calls it too, for code that catches without a pool.
+pub(crate) fn install_hook() {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();

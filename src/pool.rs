@@ -353,7 +353,10 @@ impl WorkerPool {
         queue_capacity: usize,
         start: impl FnOnce(&Arc<Shared>) -> Result<backend::Backend, BuildError>,
     ) -> Result<Self, BuildError> {
+        // Both hooks are installed here, while the memory has room: installing one allocates,
+        // and a first submission may come when the memory is full.
         crate::memory::install_backstop();
+        crate::panic::install_hook();
         if workers == 0 || workers > MAX_WORKERS {
             return Err(BuildError::Workers(workers));
         }

@@ -53,12 +53,12 @@ async fn a_task_that_allocates_too_much_is_out_of_memory_and_its_worker_lives() 
     shutdown(&pool).await;
 }
 
-/// Fills the memory with blocks, halving their size down to 16 bytes, with fallible
-/// allocations only.
+/// Fills the memory with blocks, halving their size down to 1 byte (so that no hole of the
+/// allocator's smallest chunk is left), with fallible allocations only.
 fn fill() -> Vec<Vec<u8>> {
-    let mut blocks = Vec::with_capacity(4096);
+    let mut blocks = Vec::with_capacity(8192);
     let mut size = 64 << 20;
-    while size >= 16 {
+    while size >= 1 {
         let mut b = Vec::new();
         if b.try_reserve_exact(size).is_ok() && blocks.len() < blocks.capacity() {
             blocks.push(b);
