@@ -13,6 +13,9 @@ pub enum BuildError {
     Spawn(String),
     /// The shared memory has no room for the workers' stacks (wasm).
     OutOfMemory(OutOfMemory),
+    /// The module's memory is not a shared memory (wasm): it was linked without the link
+    /// arguments in [`REQUIRED_LINK_ARGS`](crate::memory::REQUIRED_LINK_ARGS), so workers cannot use it.
+    MemoryNotShared,
 }
 
 impl fmt::Display for BuildError {
@@ -28,6 +31,13 @@ impl fmt::Display for BuildError {
             ),
             BuildError::Spawn(msg) => write!(f, "could not start a worker: {msg}"),
             BuildError::OutOfMemory(oom) => write!(f, "no room for the workers' stacks: {oom}"),
+            BuildError::MemoryNotShared => {
+                f.write_str("the wasm memory is not shared, so workers cannot use it: link the wasm32 build with")?;
+                for arg in crate::memory::REQUIRED_LINK_ARGS {
+                    write!(f, " -Clink-arg={arg}")?;
+                }
+                f.write_str(" (the rustflags in ringpool's cargo-config.toml; see examples/app in the ringpool repository)")
+            }
         }
     }
 }
@@ -108,7 +118,7 @@ impl fmt::Display for TaskError {
         match self {
             TaskError::Panicked { message, location: Some(loc) } => write!(f, "task panicked at {loc}: {message}"),
             TaskError::Panicked { message, location: None } => write!(f, "task panicked: {message}"),
-            TaskError::WorkerCrashed => f.write_str("the worker running the task crashed"),
+            TaskError::WorkerCrashed => write!(f, "the worker running the task crashed{CRASH_HINT}"),
             TaskError::Cancelled => f.write_str("the task was cancelled"),
             TaskError::TimedOut => f.write_str("the task timed out"),
             TaskError::PoolClosed => f.write_str("the pool was closed before the task finished"),
@@ -118,6 +128,15 @@ impl fmt::Display for TaskError {
 }
 
 impl std::error::Error for TaskError {}
+
+/// Why a worker may have crashed, when the build says: under `panic=abort` every panic traps.
+const CRASH_HINT: &str = if cfg!(panic = "abort") {
+    " (this module was built with panic=abort, so a panic traps and kills its worker: build with \
+     -Cpanic=unwind and -Zbuild-std=panic_unwind,std to get TaskError::Panicked / PanicError with the \
+     message and location; see examples/app in the ringpool repository)"
+} else {
+    ""
+};
 
 /// `shutdown` did not finish before its deadline. Admission stays closed; accepted tasks go on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

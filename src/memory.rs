@@ -20,6 +20,20 @@
 
 use crate::error::OutOfMemory;
 
+/// The wasm-ld arguments (each passed as `-Clink-arg=…`) without which the wasm32 module's
+/// memory is not shared between workers; `N` is the maximum in bytes. ringpool's
+/// `cargo-config.toml` (shipped in the npm package, used by `examples/app`) sets them.
+pub const REQUIRED_LINK_ARGS: &[&str] = &[
+    "--shared-memory",
+    "--import-memory",
+    "--max-memory=N",
+    "--export=__heap_base",
+    "--export=__wasm_init_tls",
+    "--export=__tls_size",
+    "--export=__tls_align",
+    "--export=__tls_base",
+];
+
 /// The memory's maximum in bytes: wasm32's 4 GiB unless the build set `--max-memory`.
 pub fn maximum() -> usize {
     #[cfg(target_arch = "wasm32")]

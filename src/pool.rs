@@ -521,13 +521,15 @@ impl WorkerPool {
 }
 
 // The pool's shared state is only changed through atomics and short critical sections that do
-// not panic, so a caught panic cannot leave it inconsistent. (wasm-bindgen needs these when
-// panics unwind, because every export runs under `catch_unwind`.)
+// not panic, so a caught panic cannot leave it inconsistent. wasm-bindgen needs these when
+// panics unwind, because every export runs under `catch_unwind`, and an exported async fn that
+// holds a pool, a `TaskHandle` (task.rs) or a `Shutdown` across `.await` is such an export.
 impl std::panic::UnwindSafe for Shared {}
 impl std::panic::RefUnwindSafe for Shared {}
 impl std::panic::UnwindSafe for WorkerPool {}
 impl std::panic::RefUnwindSafe for WorkerPool {}
 impl std::panic::UnwindSafe for Shutdown {}
+impl std::panic::RefUnwindSafe for Shutdown {}
 
 impl Drop for WorkerPool {
     fn drop(&mut self) {
@@ -541,6 +543,7 @@ impl std::fmt::Debug for WorkerPool {
         f.debug_struct("WorkerPool").field("stats", &self.stats()).finish()
     }
 }
+
 
 /// Future returned by [`WorkerPool::shutdown`]: resolves once every worker has exited.
 #[must_use = "shutdown closes admission at once; await it to wait for the workers"]

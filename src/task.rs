@@ -359,6 +359,11 @@ pub struct TaskHandle<T> {
     pub(crate) task: Arc<dyn Output<T>>,
 }
 
+// A handle is a pointer to a result slot whose state changes are atomic (see the note above
+// `impl Drop for WorkerPool` in pool.rs).
+impl<T> std::panic::UnwindSafe for TaskHandle<T> {}
+impl<T> std::panic::RefUnwindSafe for TaskHandle<T> {}
+
 impl<T> TaskHandle<T> {
     /// Whether the task has been settled (a value, an error, or cancellation).
     pub fn is_finished(&self) -> bool {

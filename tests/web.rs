@@ -230,3 +230,81 @@ async fn settle_shutdown(pool: &WorkerPool) {
     });
     settle(p).await.unwrap();
 }
+
+/// What a user's crate writes (README "Using ringpool from your own crate"): an exported async
+/// fn that holds the pool and its handles across `.await` and uses `?` on every ringpool error.
+/// That it compiles at all is half the test: under panic=unwind wasm-bindgen wraps the future
+/// in `catch_unwind`, so the pool, the handles and the shutdown future must be `UnwindSafe`
+/// without an `AssertUnwindSafe` in user code.
+#[wasm_bindgen]
+pub async fn user_total(n: u32, panic_at: u32) -> Result<f64, JsValue> {
+    let pool = WorkerPool::new(2, 8)?;
+    let mut handles = Vec::new();
+    for i in 0..n {
+        handles.push(pool.try_submit(move || {
+            assert_ne!(i, panic_at, "task {i} was told to panic");
+            f64::from(i) * 2.0
+        })?);
+    }
+    let mut total = 0.0;
+    for handle in handles {
+        total += handle.await?;
+    }
+    pool.shutdown().await?;
+    Ok(total)
+}
+
+/// `v instanceof errorClasses()[class]`.
+fn is_class(v: &JsValue, class: &str) -> bool {
+    let prototype: js_sys::Object = field(&field(&ringpool::web::error_classes(), class), "prototype").unchecked_into();
+    prototype.is_prototype_of(v)
+}
+
+#[wasm_bindgen_test]
+async fn an_exported_async_fn_awaits_handles_with_the_question_mark() {
+    assert_eq!(user_total(5, u32::MAX).await.unwrap(), 20.0);
+    let err = user_total(5, 2).await.unwrap_err();
+    assert!(is_class(&err, "PanicError"), "{err:?}");
+    assert_eq!(field(&err, "panicMessage").as_string().unwrap(), "assertion `left != right` failed: task 2 was told to panic\n  left: 2\n right: 2");
+    assert!(field(&err, "location").as_string().unwrap().starts_with("tests/web.rs:"), "{err:?}");
+}
+
+#[wasm_bindgen_test]
+fn every_ringpool_error_is_a_js_error_of_the_package_classes() {
+    use ringpool::{BuildError, OutOfMemory, ShutdownTimeout, SubmitError, TaskError};
+    let code = |v: &JsValue| field(v, "code").as_string().unwrap_or_default();
+    let message = |v: &JsValue| field(v, "message").as_string().unwrap_or_default();
+
+    let e: JsValue = WorkerPool::new(0, 4).unwrap_err().into();
+    assert!(e.is_instance_of::<js_sys::RangeError>() && message(&e).contains("workers"), "{e:?}");
+    let e: JsValue = BuildError::MemoryNotShared.into();
+    assert!(message(&e).contains("-Clink-arg=--shared-memory") && message(&e).contains("examples/app"), "{e:?}");
+
+    for (err, class, c) in [
+        (SubmitError::QueueFull(()), "QueueFullError", "QUEUE_FULL"),
+        (SubmitError::Closed(()), "PoolClosedError", "POOL_CLOSED"),
+        (SubmitError::Cancelled(()), "CancelledError", "CANCELLED"),
+    ] {
+        let e: JsValue = err.into();
+        assert!(is_class(&e, class) && code(&e) == c, "{class}: {e:?}");
+    }
+    let oom = OutOfMemory { needed: 10, in_use: 20, maximum: 30 };
+    for e in [JsValue::from(SubmitError::OutOfMemory((), oom)), TaskError::OutOfMemory(oom).into(), oom.into()] {
+        assert!(is_class(&e, "OutOfMemoryError") && e.is_instance_of::<js_sys::RangeError>(), "{e:?}");
+        assert_eq!(field(&e, "needed").as_f64(), Some(10.0));
+    }
+    let e: JsValue = TaskError::Panicked { message: "boom".into(), location: Some("src/lib.rs:1:2".into()) }.into();
+    assert!(is_class(&e, "PanicError") && code(&e) == "PANIC", "{e:?}");
+    assert_eq!(message(&e), "panicked at src/lib.rs:1:2: boom");
+    for (err, class) in [
+        (TaskError::WorkerCrashed, "WorkerCrashedError"),
+        (TaskError::Cancelled, "CancelledError"),
+        (TaskError::TimedOut, "TimeoutError"),
+        (TaskError::PoolClosed, "PoolClosedError"),
+    ] {
+        let e: JsValue = err.into();
+        assert!(is_class(&e, class), "{class}: {e:?}");
+    }
+    let e: JsValue = ShutdownTimeout.into();
+    assert!(is_class(&e, "TimeoutError") && message(&e).contains("deadline"), "{e:?}");
+}

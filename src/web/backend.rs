@@ -268,6 +268,10 @@ impl Backend {
             shared.dispatch.close();
             return Err(BuildError::Spawn(problem));
         }
+        if !memory_is_shared() {
+            shared.dispatch.close();
+            return Err(BuildError::MemoryNotShared);
+        }
         if let Err(oom) = stacks_fit(shared.workers) {
             shared.dispatch.close();
             return Err(BuildError::OutOfMemory(oom));
@@ -388,6 +392,14 @@ impl Delivery {
 /// Bytes of a worker's thread stack: wasm-bindgen's default, which it allocates in the new
 /// worker (`__wbindgen_start`), where an allocation that fails is a trap.
 const THREAD_STACK: usize = 2 << 20;
+
+/// Whether the module's memory is a shared one: without `--shared-memory` (and the other
+/// [`REQUIRED_LINK_ARGS`](crate::memory::REQUIRED_LINK_ARGS)) a `+atomics` build still links,
+/// with a plain `ArrayBuffer` under it that workers cannot share.
+fn memory_is_shared() -> bool {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    memory.buffer().is_instance_of::<js_sys::SharedArrayBuffer>()
+}
 
 /// Whether the memory has room for `n` worker stacks now: they are claimed and given back at
 /// once, so that a full memory refuses a pool (or delays a replacement) instead of trapping

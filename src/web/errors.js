@@ -54,12 +54,12 @@ export function outOfMemoryError(message, needed, inUse, maximum) {
 
 export function makeError(kind, message, location) {
   switch (kind) {
-    case 'QUEUE_FULL': return new QueueFullError();
+    case 'QUEUE_FULL': return new QueueFullError(message || undefined);
     case 'POOL_CLOSED': return new PoolClosedError(message || undefined);
     case 'TIMEOUT': return new TimeoutError(message || undefined);
     case 'PANIC': return new PanicError(message, location);
-    case 'WORKER_CRASHED': return new WorkerCrashedError();
-    case 'CANCELLED': return new CancelledError();
+    case 'WORKER_CRASHED': return new WorkerCrashedError(message || undefined);
+    case 'CANCELLED': return new CancelledError(message || undefined);
     case 'RANGE': return new RangeError(message);
     case 'TYPE': return new TypeError(message);
     default: return new Error(message);

@@ -106,6 +106,47 @@ impl Task {
     pub fn new(f: impl FnOnce() -> Value + Send + 'static) -> Task {
         Task { body: Some(Box::new(move || JsOutcome::Returned(f()))) }
     }
+
+    /// A task whose result is any `T: Serialize`: a worker runs `f`, and the thread that owns
+    /// the pool turns the `T` into a JS value with serde-wasm-bindgen (JSON-compatible: structs
+    /// and maps become plain objects, `Option::None` becomes `null`) when it settles the promise.
+    /// A panic in `f` rejects with `PanicError`; a `T` that cannot be serialized rejects with
+    /// serde-wasm-bindgen's `Error`.
+    ///
+    /// ```no_run
+    /// use ringpool::web::Task;
+    /// use wasm_bindgen::prelude::*;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Args { values: Vec<f64>, scale: f64 }
+    ///
+    /// #[derive(serde::Serialize)]
+    /// struct Scaled { values: Vec<f64>, sum: f64 }
+    ///
+    /// /// JS: `await pool.trySubmit(scale({ values: [1, 2], scale: 2 }))`
+    /// #[wasm_bindgen]
+    /// pub fn scale(input: JsValue) -> Result<Task, JsValue> {
+    ///     let args: Args = serde_wasm_bindgen::from_value(input)?; // on the caller's thread
+    ///     Ok(Task::serde(move || {
+    ///         let values: Vec<f64> = args.values.iter().map(|v| v * args.scale).collect();
+    ///         Scaled { sum: values.iter().sum(), values }
+    ///     }))
+    /// }
+    /// ```
+    pub fn serde<T, F>(f: F) -> Task
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: serde::Serialize + Send + 'static,
+    {
+        struct Serde<T>(T);
+        impl<T: serde::Serialize + Send> jsfn::IntoJs for Serde<T> {
+            fn into_js(self: Box<Self>) -> Result<JsValue, JsValue> {
+                let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+                self.0.serialize(&serializer).map_err(JsValue::from)
+            }
+        }
+        Task { body: Some(Box::new(move || JsOutcome::Local(Box::new(Serde(f()))))) }
+    }
 }
 
 /// A task that panics with `message` (to test error handling).
@@ -685,11 +726,7 @@ impl JsPool {
         let config = crate::web::WebConfig { doorbell, task_module };
         let pool = match WorkerPool::with_config(workers, capacity, config) {
             Ok(p) => p,
-            Err(e @ (crate::BuildError::Workers(_) | crate::BuildError::QueueCapacity(_))) => {
-                return Promise::reject(&js_error("RANGE", &e.to_string()))
-            }
-            Err(e @ crate::BuildError::OutOfMemory(oom)) => return Promise::reject(&out_of_memory_to_js(&oom, &e.to_string())),
-            Err(e) => return Promise::reject(&js_sys::Error::new(&e.to_string())),
+            Err(e) => return Promise::reject(&e.into()),
         };
         let ready = pool.ready();
         let inner = Rc::new(Inner {

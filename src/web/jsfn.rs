@@ -50,6 +50,19 @@ pub(crate) enum JsOutcome {
     Unsendable(CodecError),
     /// Placeholder while the body waits for a promise (never delivered).
     Pending,
+    /// A Rust value that becomes a JS value on the owner thread ([`Task::serde`](super::Task::serde)).
+    Local(Box<dyn IntoJs>),
+}
+
+/// A value made on a worker that turns into a JS value on the thread that owns the pool.
+pub(crate) trait IntoJs: Send {
+    fn into_js(self: Box<Self>) -> Result<JsValue, JsValue>;
+}
+
+impl std::fmt::Debug for dyn IntoJs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IntoJs(..)")
+    }
 }
 
 std::thread_local! {
@@ -170,6 +183,7 @@ pub(crate) fn outcome_to_js(o: JsOutcome) -> Result<JsValue, JsValue> {
         JsOutcome::Thrown(v) => Err(to_js(&v)),
         JsOutcome::Unsendable(e) => Err(super::codec_error_to_js(&e)),
         JsOutcome::Pending => Err(error_of("Error", "internal: a suspended task was delivered", "")),
+        JsOutcome::Local(v) => v.into_js(),
     }
 }
 

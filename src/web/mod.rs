@@ -4,6 +4,7 @@ pub(crate) mod backend;
 mod abort;
 mod codec;
 mod deadlines;
+mod errors;
 pub(crate) mod growth;
 #[cfg(feature = "image")]
 mod image;
@@ -19,6 +20,8 @@ static ALLOCATOR: worker_alloc::WorkerAlloc = worker_alloc::WorkerAlloc;
 pub use crate::value::Value;
 pub use backend::{Doorbell, WebConfig};
 pub use js::{JsPool, Task};
+pub use errors::{error_classes, task_error_to_js};
+pub(crate) use errors::{codec_error_to_js, js_error, out_of_memory_to_js};
 
 use crate::error::TaskError;
 use crate::task::TaskHandle;
@@ -26,22 +29,6 @@ use crate::WorkerPool;
 use js_sys::Promise;
 use std::panic::AssertUnwindSafe;
 use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(module = "/src/web/errors.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = makeError)]
-    fn make_error(kind: &str, message: &str, location: Option<String>) -> JsValue;
-    #[wasm_bindgen(js_name = errorClasses)]
-    fn error_classes_js() -> JsValue;
-    #[wasm_bindgen(js_name = outOfMemoryError)]
-    fn out_of_memory_error(message: &str, needed: f64, in_use: f64, maximum: f64) -> JsValue;
-}
-
-/// The JS error classes (`PanicError`, `QueueFullError`, …), for the package entry to re-export.
-#[wasm_bindgen(js_name = errorClasses)]
-pub fn error_classes() -> JsValue {
-    error_classes_js()
-}
 
 /// The shared `WebAssembly.Memory` every worker uses.
 #[wasm_bindgen(js_name = wasmMemory)]
@@ -55,32 +42,6 @@ pub fn memory_bytes() -> f64 {
     let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
     let buffer: js_sys::SharedArrayBuffer = memory.buffer().unchecked_into();
     buffer.byte_length() as f64
-}
-
-/// The JS error for a task error: `PanicError`, `WorkerCrashedError`, `TimeoutError`, ….
-pub fn task_error_to_js(err: &TaskError) -> JsValue {
-    match err {
-        TaskError::Panicked { message, location } => make_error("PANIC", message, location.clone()),
-        TaskError::WorkerCrashed => make_error("WORKER_CRASHED", "", None),
-        TaskError::Cancelled => make_error("CANCELLED", "", None),
-        TaskError::TimedOut => make_error("TIMEOUT", "", None),
-        TaskError::PoolClosed => make_error("POOL_CLOSED", "", None),
-        TaskError::OutOfMemory(oom) => out_of_memory_to_js(oom, &oom.to_string()),
-    }
-}
-
-/// `OutOfMemoryError` (a `RangeError` with code `OUT_OF_MEMORY`) saying `message`.
-pub(crate) fn out_of_memory_to_js(oom: &crate::OutOfMemory, message: &str) -> JsValue {
-    out_of_memory_error(message, oom.needed as f64, oom.in_use as f64, oom.maximum as f64)
-}
-
-/// The JS error for a value that cannot cross: `TypeError`, `RangeError` or `OutOfMemoryError`.
-pub(crate) fn codec_error_to_js(e: &crate::value::CodecError) -> JsValue {
-    match e {
-        crate::value::CodecError::OutOfMemory { oom, .. } => out_of_memory_to_js(oom, &e.to_string()),
-        e if e.is_type_error() => js_error("TYPE", &e.to_string()),
-        e => js_error("RANGE", &e.to_string()),
-    }
 }
 
 #[wasm_bindgen(inline_js = "
@@ -150,9 +111,6 @@ impl Drop for PendingPromise {
     }
 }
 
-pub(crate) fn js_error(kind: &str, message: &str) -> JsValue {
-    make_error(kind, message, None)
-}
 
 impl<T: Send + 'static> TaskHandle<T> {
     /// A `Promise` that settles with the task: fulfilled with `convert(value)`, rejected with the

@@ -1,0 +1,109 @@
+//! ringpool's Rust errors as the package's JS error classes (`errors.js`). Every error type of
+//! the Rust API is `Into<JsValue>`, so that `?` works in a `#[wasm_bindgen]` function:
+//!
+//! | Rust | JS |
+//! |---|---|
+//! | [`BuildError::Workers`], [`BuildError::QueueCapacity`] | `RangeError` |
+//! | [`BuildError::OutOfMemory`], [`TaskError::OutOfMemory`], [`SubmitError::OutOfMemory`] | `OutOfMemoryError` (a `RangeError`) |
+//! | [`BuildError::MemoryNotShared`], [`BuildError::Spawn`] | `Error` |
+//! | [`SubmitError::QueueFull`] | `QueueFullError` |
+//! | [`SubmitError::Closed`], [`TaskError::PoolClosed`] | `PoolClosedError` |
+//! | [`SubmitError::Cancelled`], [`TaskError::Cancelled`] | `CancelledError` |
+//! | [`TaskError::Panicked`] | `PanicError` (`panicMessage`, `location`) |
+//! | [`TaskError::WorkerCrashed`] | `WorkerCrashedError` |
+//! | [`TaskError::TimedOut`], [`ShutdownTimeout`] | `TimeoutError` |
+
+use crate::{BuildError, OutOfMemory, ShutdownTimeout, SubmitError, TaskError};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/web/errors.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = makeError)]
+    fn make_error(kind: &str, message: &str, location: Option<String>) -> JsValue;
+    #[wasm_bindgen(js_name = errorClasses)]
+    fn error_classes_js() -> JsValue;
+    #[wasm_bindgen(js_name = outOfMemoryError)]
+    fn out_of_memory_error(message: &str, needed: f64, in_use: f64, maximum: f64) -> JsValue;
+}
+
+/// The JS error classes (`PanicError`, `QueueFullError`, …), for the package entry to re-export.
+#[wasm_bindgen(js_name = errorClasses)]
+pub fn error_classes() -> JsValue {
+    error_classes_js()
+}
+
+/// The JS error for a task error: `PanicError`, `WorkerCrashedError`, `TimeoutError`, ….
+pub fn task_error_to_js(err: &TaskError) -> JsValue {
+    match err {
+        TaskError::Panicked { message, location } => make_error("PANIC", message, location.clone()),
+        TaskError::WorkerCrashed => make_error("WORKER_CRASHED", &err.to_string(), None),
+        TaskError::Cancelled => make_error("CANCELLED", "", None),
+        TaskError::TimedOut => make_error("TIMEOUT", "", None),
+        TaskError::PoolClosed => make_error("POOL_CLOSED", "", None),
+        TaskError::OutOfMemory(oom) => out_of_memory_to_js(oom, &oom.to_string()),
+    }
+}
+
+/// `OutOfMemoryError` (a `RangeError` with code `OUT_OF_MEMORY`) saying `message`.
+pub(crate) fn out_of_memory_to_js(oom: &OutOfMemory, message: &str) -> JsValue {
+    out_of_memory_error(message, oom.needed as f64, oom.in_use as f64, oom.maximum as f64)
+}
+
+/// The JS error for a value that cannot cross: `TypeError`, `RangeError` or `OutOfMemoryError`.
+pub(crate) fn codec_error_to_js(e: &crate::value::CodecError) -> JsValue {
+    match e {
+        crate::value::CodecError::OutOfMemory { oom, .. } => out_of_memory_to_js(oom, &e.to_string()),
+        e if e.is_type_error() => js_error("TYPE", &e.to_string()),
+        e => js_error("RANGE", &e.to_string()),
+    }
+}
+
+/// A plain `TypeError`, `RangeError` (`kind` "TYPE", "RANGE") or one of the package's classes.
+pub(crate) fn js_error(kind: &str, message: &str) -> JsValue {
+    make_error(kind, message, None)
+}
+
+/// The JS error for a refused pool: `RangeError` for a bad size, `OutOfMemoryError`, else `Error`.
+pub(crate) fn build_error_to_js(e: &BuildError) -> JsValue {
+    match e {
+        BuildError::Workers(_) | BuildError::QueueCapacity(_) => js_error("RANGE", &e.to_string()),
+        BuildError::OutOfMemory(oom) => out_of_memory_to_js(oom, &e.to_string()),
+        BuildError::MemoryNotShared | BuildError::Spawn(_) => js_sys::Error::new(&e.to_string()).into(),
+    }
+}
+
+impl From<BuildError> for JsValue {
+    fn from(e: BuildError) -> JsValue {
+        build_error_to_js(&e)
+    }
+}
+
+impl From<TaskError> for JsValue {
+    fn from(e: TaskError) -> JsValue {
+        task_error_to_js(&e)
+    }
+}
+
+/// The closure is dropped: match on the error first to get it back.
+impl<F> From<SubmitError<F>> for JsValue {
+    fn from(e: SubmitError<F>) -> JsValue {
+        match &e {
+            SubmitError::QueueFull(_) => make_error("QUEUE_FULL", "", None),
+            SubmitError::Closed(_) => make_error("POOL_CLOSED", "", None),
+            SubmitError::Cancelled(_) => make_error("CANCELLED", &e.to_string(), None),
+            SubmitError::OutOfMemory(_, oom) => out_of_memory_to_js(oom, &oom.to_string()),
+        }
+    }
+}
+
+impl From<ShutdownTimeout> for JsValue {
+    fn from(e: ShutdownTimeout) -> JsValue {
+        make_error("TIMEOUT", &e.to_string(), None)
+    }
+}
+
+impl From<OutOfMemory> for JsValue {
+    fn from(e: OutOfMemory) -> JsValue {
+        out_of_memory_to_js(&e, &e.to_string())
+    }
+}
