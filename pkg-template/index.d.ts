@@ -53,10 +53,14 @@ export interface PoolStats {
 }
 
 /** A task made by Rust (`image.*`, `diagnostics.*` or your own crate); consumed when submitted. `R`: what it resolves with. */
+declare const resultType: unique symbol;
 export declare class Task<R = unknown> {
   private constructor();
-  /** Type-level only: the result type. */
-  private readonly __result?: R;
+  /**
+   * Type-level only: the result type. Optional, so that a `Task` a crate's own export returns
+   * (typed by wasm-bindgen without it) is a `Task<unknown>`.
+   */
+  readonly [resultType]?: R;
   free(): void;
 }
 
@@ -130,6 +134,7 @@ export declare const diagnostics: {
   alloc(bytes: number): Task<number>;
 };
 
+// >>> ringpool package only
 /** RGBA pixels in pool memory (`pool.alloc(Uint8Array, width * height * 4)`). */
 export type Pixels = Uint8Array | Uint8ClampedArray;
 
@@ -158,3 +163,4 @@ export declare const image: {
   /** FNV-1a (32 bit) of the bytes. */
   checksum(bytes: Uint8Array | Uint8ClampedArray): number;
 };
+// <<< ringpool package only

@@ -38,6 +38,7 @@ export const memoryBytes = glue.memoryBytes;
 /** The shared `WebAssembly.Memory` (its buffer is a SharedArrayBuffer). */
 export const wasmMemory = glue.wasmMemory;
 
+// >>> ringpool package only
 /**
  * Rust image kernels over RGBA views of pool memory, one row band [y0, y1) per task; each task
  * resolves with `{ worker, start, end }`. See README "Image kernels".
@@ -53,6 +54,7 @@ export const image = Object.freeze({
   /** FNV-1a (32 bit) of the bytes. */
   checksum: glue.imageChecksum,
 });
+// <<< ringpool package only
 
 /** Rust tasks for testing your own error handling. */
 export const diagnostics = Object.freeze({

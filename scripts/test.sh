@@ -10,8 +10,12 @@ want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 ONLY="$*"
 
 if want native; then
-section "native: unit, behaviour and doc tests on std::thread"
+section "native: unit, behaviour and doc tests on std::thread; the docs build without warnings"
 cargo test --quiet --features image
+# Broken intra-doc links and undocumented public items (#![warn(missing_docs)]) fail here, for
+# the native API and for the wasm one (ringpool::web), as docs.rs builds them.
+RUSTDOCFLAGS=-Dwarnings cargo doc --quiet --no-deps --features image
+RUSTDOCFLAGS=-Dwarnings CARGO_UNSTABLE_BUILD_STD=panic_unwind,std cargo doc --quiet --no-deps --features image --target wasm32-unknown-unknown
 fi
 
 if want loom; then
@@ -97,6 +101,11 @@ cp tests/node/*.mjs "$scratch/test/"
   echo "types: ok"
   node --test --test-timeout=180000 test/*.test.mjs
 )
+fi
+
+if want app; then
+section "app: examples/app copied out of the repository, built with ringpool-build, run in Node and Chromium; the loud build mistakes"
+node tests/app/run.mjs
 fi
 
 if want deno; then

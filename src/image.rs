@@ -28,9 +28,17 @@ pub enum Filter {
     /// Rec. 601 luma in 8.8 fixed point; alpha kept.
     Grayscale,
     /// Separable Gaussian, σ = radius / 2, all four channels.
-    Blur { radius: u32 },
+    Blur {
+        /// 1..=64 pixels.
+        radius: u32,
+    },
     /// Unsharp mask: `src + amount · (src − blur(src))`; alpha kept.
-    Sharpen { radius: u32, amount: f32 },
+    Sharpen {
+        /// Of the blur, 1..=64 pixels.
+        radius: u32,
+        /// 0..=16.
+        amount: f32,
+    },
     /// Sobel gradient magnitude of the luma, as gray; alpha kept.
     Sobel,
     /// 3 × 3 emboss (`[-2 -1 0; -1 1 1; 0 1 2]`) per colour channel; alpha kept.

@@ -14,6 +14,7 @@
 //! block_on(pool.shutdown()).unwrap();
 //! ```
 
+#![warn(missing_docs)]
 #![cfg_attr(all(target_arch = "wasm32", not(loom)), feature(stdarch_wasm_atomic_wait, alloc_error_hook))]
 
 #[cfg(feature = "image")]

@@ -5,14 +5,14 @@
 //! - **Measured first.** A value's size is known before anything is allocated for it (the
 //!   codec charges the payload budget from JS-side lengths), so a refused value never grows
 //!   the memory.
-//! - **Allocated fallibly.** [`try_vec`] / [`try_reserve`] turn an allocation the memory cannot
+//! - **Allocated fallibly.** `try_vec` / `try_reserve` (crate-internal) turn an allocation the memory cannot
 //!   hold into [`OutOfMemory`] (a `RangeError` with code `OUT_OF_MEMORY` in JS), never a trap.
 //! - **A backstop for the rest** (wasm): an allocation that still fails (a user's own Rust task
 //!   that allocates too much, or a small fixed-size one once the heap is full to the byte)
-//!   calls the alloc-error hook installed by [`install_backstop`]. It frees a small reserve,
+//!   calls the alloc-error hook installed when a pool is built. It frees a small reserve,
 //!   so that unwinding and error reporting have room, and panics with an [`OutOfMemory`]
 //!   payload. A task body's panic becomes [`TaskError::OutOfMemory`](crate::TaskError), an
-//!   admission's becomes a rejected submission ([`crate::panic::catch_oom`]); without the hook
+//!   admission's becomes a rejected submission (`panic::catch_oom`); without the hook
 //!   std would abort, which on wasm is a trap that ends the module.
 //!
 //! Tested by `tests/node/memory-pressure.test.mjs` (every case, in Node and Chromium) and the

@@ -35,21 +35,31 @@ pub struct TaskOptions {
 /// `accepted == completed + failed + queued + running`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Stats {
+    /// Worker count.
     pub workers: usize,
+    /// Queue slots.
     pub queue_capacity: usize,
+    /// Accepted tasks waiting for a worker.
     pub queued: u64,
+    /// Task bodies running now.
     pub running: u64,
+    /// Submissions admitted (each settles exactly once).
     pub accepted: u64,
     /// Submissions refused: queue full, closed, or already cancelled. A JS `submit` that
     /// waits for space is not refused, and is not counted while it waits.
     pub rejected: u64,
+    /// Accepted tasks that returned a value.
     pub completed: u64,
     /// Every accepted task that settled with an error (panicked, crashed, cancelled, timed
     /// out, closed).
     pub failed: u64,
+    /// Of `failed`: the body panicked ([`TaskError::Panicked`]).
     pub panicked: u64,
+    /// Of `failed`: the worker died running it ([`TaskError::WorkerCrashed`]).
     pub crashed: u64,
+    /// Of `failed`: cancelled by a token or signal ([`TaskError::Cancelled`]).
     pub cancelled: u64,
+    /// Of `failed`: its deadline passed ([`TaskError::TimedOut`]).
     pub timed_out: u64,
 }
 

@@ -13,21 +13,34 @@ pub const MAX_PAYLOAD_BYTES: usize = 64 << 20;
 /// Element type of a typed array (or `DataView`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TypedKind {
+    /// `Int8Array`.
     Int8,
+    /// `Uint8Array`.
     Uint8,
+    /// `Uint8ClampedArray`.
     Uint8Clamped,
+    /// `Int16Array`.
     Int16,
+    /// `Uint16Array`.
     Uint16,
+    /// `Int32Array`.
     Int32,
+    /// `Uint32Array`.
     Uint32,
+    /// `Float32Array`.
     Float32,
+    /// `Float64Array`.
     Float64,
+    /// `BigInt64Array`.
     BigInt64,
+    /// `BigUint64Array`.
     BigUint64,
+    /// `DataView (bytes)`.
     DataView,
 }
 
 impl TypedKind {
+    /// The kind for a constructor name (`"Float32Array"`), if it is one.
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "Int8Array" => Self::Int8,
@@ -46,6 +59,7 @@ impl TypedKind {
         })
     }
 
+    /// The constructor name.
     pub fn name(self) -> &'static str {
         match self {
             Self::Int8 => "Int8Array",
@@ -77,23 +91,37 @@ impl TypedKind {
 /// A value that can cross threads.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// `undefined`.
     Undefined,
+    /// `null`.
     Null,
+    /// A boolean.
     Bool(bool),
+    /// A number.
     Number(f64),
     /// Decimal digits, with a leading `-` for negatives.
     BigInt(String),
+    /// A string.
     String(String),
+    /// A dense array.
     Array(Vec<Value>),
     /// An array with holes: its `length` and its elements with their indices, ascending. It
     /// costs memory for its elements only; the holes stay holes.
-    Sparse { length: u32, items: Vec<(u32, Value)> },
+    Sparse {
+        /// The array's `length`.
+        length: u32,
+        /// The elements that are there, with their indices.
+        items: Vec<(u32, Value)>,
+    },
     /// Own enumerable string keys, in order. Keys like `__proto__` are plain data.
     Object(Vec<(String, Value)>),
+    /// A `Map`'s entries, in order.
     Map(Vec<(Value, Value)>),
+    /// A `Set`'s values, in order.
     Set(Vec<Value>),
     /// Milliseconds since the epoch (`NaN` for an invalid date).
     Date(f64),
+    /// A copied `ArrayBuffer`'s bytes.
     ArrayBuffer(Vec<u8>),
     /// A copied typed array or `DataView`.
     Typed(TypedKind, Vec<u8>),
@@ -103,20 +131,45 @@ pub enum Value {
     /// one `JSON.parse` instead of a crossing per node.
     Json(String),
     /// A thrown `Error` (or an error value): its name, message and stack.
-    Error { name: String, message: String, stack: String },
+    Error {
+        /// `error.name`.
+        name: String,
+        /// `error.message`.
+        message: String,
+        /// `error.stack`, or empty.
+        stack: String,
+    },
 }
 
 /// Why a value could not cross; `path` names where, e.g. `args[1].pixels`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CodecError {
     /// A function, symbol, DOM object or class instance (→ `TypeError`).
-    Unsupported { path: String, what: String },
+    Unsupported {
+        /// Where in the value, e.g. `args[1].pixels`.
+        path: String,
+        /// What was found there.
+        what: String,
+    },
     /// A cycle, or deeper than [`MAX_DEPTH`] (→ `RangeError`).
-    TooDeep { path: String, cyclic: bool },
+    TooDeep {
+        /// Where in the value, e.g. `args[1].pixels`.
+        path: String,
+        /// A cycle rather than mere depth.
+        cyclic: bool,
+    },
     /// More than [`MAX_PAYLOAD_BYTES`] (→ `RangeError`).
-    TooLarge { path: String },
+    TooLarge {
+        /// Where in the value, e.g. `args[1].pixels`.
+        path: String,
+    },
     /// The shared memory cannot hold it now (→ `RangeError` with code `OUT_OF_MEMORY`).
-    OutOfMemory { path: String, oom: crate::OutOfMemory },
+    OutOfMemory {
+        /// Where in the value, e.g. `args[1].pixels`.
+        path: String,
+        /// The refused allocation.
+        oom: crate::OutOfMemory,
+    },
 }
 
 impl CodecError {

@@ -73,6 +73,7 @@ extern "C" {
 /// How the pool's workers start.
 #[derive(Debug, Clone, Default)]
 pub struct WebConfig {
+    /// How workers tell the owner thread that tasks completed.
     pub doorbell: Doorbell,
     /// Absolute URL of an ES module every worker imports before it is ready; its function
     /// exports are tasks by name (`Pool.create({module})`).

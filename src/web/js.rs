@@ -165,12 +165,12 @@ pub fn diagnostics_trap() -> Task {
 /// spun.
 #[wasm_bindgen(js_name = diagnosticsSpin)]
 pub fn diagnostics_spin(ms: f64) -> Task {
-    Task::new(move || {
+    Task::serde(move || {
         let start = js_sys::Date::now();
         while js_sys::Date::now() - start < ms && !crate::is_cancelled() {
             std::hint::spin_loop();
         }
-        Value::Number(js_sys::Date::now() - start)
+        js_sys::Date::now() - start
     })
 }
 
@@ -180,9 +180,9 @@ pub fn diagnostics_spin(ms: f64) -> Task {
 #[wasm_bindgen(js_name = diagnosticsAlloc)]
 pub fn diagnostics_alloc(bytes: f64) -> Task {
     let bytes = bytes.max(0.0).min(usize::MAX as f64) as usize;
-    Task::new(move || {
+    Task::serde(move || {
         let block = vec![1u8; bytes];
-        Value::Number(block.iter().map(|&b| b as f64).sum())
+        block.iter().map(|&b| b as f64).sum::<f64>()
     })
 }
 
@@ -195,10 +195,10 @@ pub fn diagnostics_noop() -> Task {
 /// The index and incarnation id of the worker that runs it: `"index:id"`.
 #[wasm_bindgen(js_name = diagnosticsWorker)]
 pub fn diagnostics_worker() -> Task {
-    Task::new(|| {
+    Task::serde(|| {
         let index = crate::worker_index().unwrap_or(usize::MAX);
         let id = crate::worker_id().unwrap_or(0);
-        Value::String(format!("{index}:{id}"))
+        format!("{index}:{id}")
     })
 }
 
@@ -753,11 +753,13 @@ impl JsPool {
         })
     }
 
+    /// Worker count.
     #[wasm_bindgen(getter)]
     pub fn workers(&self) -> usize {
         self.inner.pool.workers()
     }
 
+    /// Queue slots.
     #[wasm_bindgen(getter, js_name = queueCapacity)]
     pub fn queue_capacity(&self) -> usize {
         self.inner.pool.queue_capacity()

@@ -1,4 +1,36 @@
 //! wasm32 only: the workers, promises and the `#[wasm_bindgen]` API.
+//!
+//! From your own crate (start from `examples/app` in the repository, whose `npm run build`
+//! writes a package exporting `Pool`, the error classes and your exports): every ringpool
+//! error is `Into<JsValue>` as the package's JS error class (see the table in `errors.rs`:
+//! `QueueFullError`, `PanicError`, …), and the pool, its handles and its shutdown may be held
+//! across `.await` in an exported async fn.
+//!
+//! ```no_run
+//! use ringpool::{web::Task, WorkerPool};
+//! use wasm_bindgen::prelude::*;
+//!
+//! #[wasm_bindgen]
+//! pub async fn total(n: u32) -> Result<f64, JsValue> {
+//!     let pool = WorkerPool::new(3, 16)?;                  // BuildError -> RangeError, …
+//!     let mut handles = Vec::new();
+//!     for i in 0..n {
+//!         handles.push(pool.try_submit(move || f64::from(i) * 2.0)?); // QueueFullError, …
+//!     }
+//!     let mut sum = 0.0;
+//!     for h in handles {
+//!         sum += h.await?;                                  // PanicError, WorkerCrashedError, …
+//!     }
+//!     pool.shutdown().await?;
+//!     Ok(sum)
+//! }
+//!
+//! /// JS: `await pool.trySubmit(square(4))` resolves with 16.
+//! #[wasm_bindgen]
+//! pub fn square(x: f64) -> Task {
+//!     Task::serde(move || x * x)
+//! }
+//! ```
 
 pub(crate) mod backend;
 mod abort;

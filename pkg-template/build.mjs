@@ -1,0 +1,198 @@
+#!/usr/bin/env node
+// `ringpool-build`: builds a crate that uses ringpool into an npm-style package directory, the
+// same way the `ringpool` npm package itself is built (scripts/build.mjs imports this file).
+//
+//   ringpool-build [--out-dir pkg] [--dev] [--features a,b] [--manifest-path Cargo.toml]
+//
+// 1. Checks the toolchain and says in one line what to install when it is wrong: a nightly
+//    (or RUSTC_BOOTSTRAP) rustc, its rust-src, a wasm-bindgen CLI equal to the crate's
+//    wasm-bindgen, the npm `binaryen`.
+// 2. `cargo build --target wasm32-unknown-unknown` with `-Z build-std=panic_unwind,std`; the
+//    rustflags come from the crate's `.cargo/config.toml`, which includes the package's
+//    `cargo-config.toml` (the one list of them).
+// 3. `wasm-bindgen --target web`, then `wasm-opt -O3` from the npm `binaryen` package (Debian's
+//    wasm-opt 108 breaks unwinding; wasm-pack would download another).
+// 4. The entry: `index.js`, `index.d.ts` and `worker.js` from this folder, pointed at the
+//    crate's glue. A crate other than ringpool gets `Pool`, `Task`, the error classes,
+//    `diagnostics`, `memoryBytes`, `wasmMemory` and its own `#[wasm_bindgen]` exports, and none
+//    of ringpool's internal ones.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync, writeFileSync, statSync, rmSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** A build mistake: printed as one line, without a stack. */
+export class BuildMistake extends Error {}
+
+const capture = (cmd, args, opts) => {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts }).trim();
+  } catch (e) {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  }
+};
+
+/** The crate's package and library names, target directory and locked wasm-bindgen version. */
+function inspect(crateDir, manifest, env) {
+  const meta = JSON.parse(capture('cargo', ['metadata', '--format-version', '1', '--manifest-path', manifest], { cwd: crateDir, env }));
+  const root = meta.packages.find((p) => p.id === meta.resolve?.root) ?? meta.packages.find((p) => resolve(p.manifest_path) === resolve(manifest));
+  const lib = root.targets.find((t) => t.kind.includes('cdylib'));
+  if (!lib) throw new BuildMistake(`${root.name} has no cdylib target: add [lib] crate-type = ["cdylib"] (or ["cdylib", "rlib"]) to its Cargo.toml`);
+  const bindgen = meta.packages.find((p) => p.name === 'wasm-bindgen');
+  return { pkg: root, lib: lib.name.replace(/-/g, '_'), targetDir: meta.target_directory, bindgen: bindgen?.version ?? null };
+}
+
+/** Step 1: one line per mistake, saying what to install. */
+export function checkToolchain(crateDir, env, bindgenVersion) {
+  const vv = capture('rustc', ['-vV'], { cwd: crateDir, env });
+  if (vv == null) throw new BuildMistake('rustc was not found: install Rust with rustup (https://rustup.rs), then run this again');
+  const release = /^release: (.*)$/m.exec(vv)?.[1] ?? '?';
+  if (!release.includes('nightly') && env.RUSTC_BOOTSTRAP !== '1') {
+    throw new BuildMistake(`ringpool needs a nightly Rust (for -Z build-std=panic_unwind,std), but rustc here is ${release}: ` +
+      'add a rust-toolchain.toml with channel = "nightly-2026-10-29" and components = ["rust-src"] (as examples/app has), or run `rustup toolchain install nightly --component rust-src`');
+  }
+  const sysroot = capture('rustc', ['--print', 'sysroot'], { cwd: crateDir, env });
+  if (!existsSync(join(sysroot, 'lib/rustlib/src/rust/library/std'))) {
+    throw new BuildMistake(`rust-src is missing from ${sysroot} (-Z build-std needs std's source): run \`rustup component add rust-src\` in the crate's folder`);
+  }
+  const cli = capture('wasm-bindgen', ['--version'], { env })?.split(/\s+/)[1] ?? null;
+  if (bindgenVersion && cli !== bindgenVersion) {
+    throw new BuildMistake(`${cli ? `wasm-bindgen CLI ${cli} does not match` : 'the wasm-bindgen CLI is missing for'} the wasm-bindgen crate ${bindgenVersion} in Cargo.lock: ` +
+      `run \`cargo install wasm-bindgen-cli --version ${bindgenVersion}\``);
+  }
+}
+
+function wasmOpt(crateDir) {
+  for (const from of [join(crateDir, 'package.json'), join(here, 'package.json')]) {
+    try {
+      return join(dirname(createRequire(from).resolve('binaryen/package.json')), 'bin/wasm-opt');
+    } catch { /* not installed there */ }
+  }
+  throw new BuildMistake('the npm package binaryen is missing (its wasm-opt optimises the module; Debian\'s 108 breaks unwinding): run `npm install --save-dev binaryen@132.0.0`');
+}
+
+// ringpool's own exports: the entry re-exports the public ones itself, the rest are internal.
+const RINGPOOL_EXPORTS = new Set(['Pool', 'Task', 'memoryBytes', 'wasmMemory', 'errorClasses', 'initSync']);
+const isRingpoolExport = (name) => RINGPOOL_EXPORTS.has(name) || /^(diagnostics|image)[A-Z]/.test(name);
+
+/** Step 4: the entry, from this folder's files, for the glue `<name>.js`. */
+function writeEntry(out, name, isRingpool) {
+  const dts = readFileSync(join(out, `${name}.d.ts`), 'utf8');
+  const own = [...dts.matchAll(/^export (?:declare )?(?:function|class|const|enum) (\w+)/gm)].map((m) => m[1]).filter((n) => !isRingpoolExport(n));
+  for (const file of ['index.js', 'index.d.ts', 'worker.js']) {
+    let text = readFileSync(join(here, file), 'utf8');
+    if (!isRingpool) {
+      // The image kernels are the npm package's own (the `image` feature); a crate has its own.
+      text = text.replace(/\n\/\/ >>> ringpool package only[\s\S]*?\/\/ <<< ringpool package only\n/g, '\n');
+      text = text.replaceAll('./ringpool.js', `./${name}.js`).replaceAll('./ringpool_bg.wasm', `./${name}_bg.wasm`);
+      text = text.replace(/^\/\/ (Entry|Types) of the `ringpool` npm package/m, `// $1 of ${name}, built on ringpool by ringpool-build`);
+      if (file !== 'worker.js' && own.length) text += `\n// ${name}'s own exports.\nexport { ${own.join(', ')} } from './${name}.js';\n`;
+    }
+    writeFileSync(join(out, file), text);
+  }
+  return own;
+}
+
+function writePackageJson(out, pkg, name, isRingpool) {
+  const fields = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
+  const merged = {
+    name: pkg.name,
+    version: pkg.version,
+    ...(pkg.description ? { description: pkg.description } : {}),
+    ...(pkg.license ? { license: pkg.license } : {}),
+    ...(pkg.repository ? { repository: { type: 'git', url: pkg.repository } } : {}),
+    type: 'module',
+    ...fields,
+  };
+  let files = fields.files;
+  if (!isRingpool) {
+    // A crate's package is not a build tool: no bin, no cargo-config.toml.
+    delete merged.bin;
+    files = files.filter((f) => !['build.mjs', 'cargo-config.toml'].includes(f));
+  }
+  merged.files = [`${name}_bg.wasm`, `${name}.js`, `${name}.d.ts`, 'snippets/', ...files];
+  writeFileSync(join(out, 'package.json'), JSON.stringify(merged, null, 2) + '\n');
+}
+
+/**
+ * Builds the crate in `crateDir` into `outDir`. `env` is added to the environment (the
+ * repository's scripts pass its Debian-toolchain fallback and RUSTFLAGS variants this way).
+ */
+export function build({ crateDir = process.cwd(), outDir = 'pkg', features = '', dev = false, manifestPath, env: extraEnv = {} } = {}) {
+  crateDir = resolve(crateDir);
+  const env = { CARGO_UNSTABLE_BUILD_STD: 'panic_unwind,std', ...process.env, ...extraEnv };
+  // cargo-installed tools (the wasm-bindgen CLI) are found even when ~/.cargo/bin is not on
+  // PATH; one on PATH comes first.
+  env.PATH = `${env.PATH}:${join(env.CARGO_HOME ?? join(env.HOME ?? '/root', '.cargo'), 'bin')}`;
+  const manifest = resolve(crateDir, manifestPath ?? 'Cargo.toml');
+  if (!existsSync(manifest)) throw new BuildMistake(`no Cargo.toml in ${crateDir}: run ringpool-build in your crate's folder (or pass --manifest-path)`);
+  // cargo metadata also writes Cargo.lock, whose wasm-bindgen the CLI must equal.
+  const crate = inspect(crateDir, manifest, env);
+  checkToolchain(crateDir, env, crate.bindgen);
+  const opt = wasmOpt(crateDir);
+
+  const profile = dev ? 'debug' : 'release';
+  const run = (cmd, args) => execFileSync(cmd, args, { cwd: crateDir, env, stdio: 'inherit' });
+  run('cargo', ['build', '--lib', '--target', 'wasm32-unknown-unknown', '--manifest-path', manifest,
+    ...(dev ? [] : ['--release']), ...(features ? ['--features', features] : [])]);
+  const wasm = join(crate.targetDir, 'wasm32-unknown-unknown', profile, `${crate.lib}.wasm`);
+
+  const out = resolve(crateDir, outDir);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const name = crate.lib;
+  run('wasm-bindgen', ['--target', 'web', '--out-dir', out, '--out-name', name, wasm]);
+  const glueWasm = join(out, `${name}_bg.wasm`);
+  if (!dev) {
+    const before = statSync(glueWasm).size;
+    run(opt, ['-O3', ...(env.RINGPOOL_WASM_NAMES ? ['-g'] : []), glueWasm, '-o', glueWasm]);
+    console.log(`wasm-opt: ${before} -> ${statSync(glueWasm).size} bytes`);
+  }
+  const isRingpool = crate.pkg.name === 'ringpool';
+  const own = writeEntry(out, name, isRingpool);
+  writePackageJson(out, crate.pkg, name, isRingpool);
+  if (existsSync(join(crateDir, 'README.md'))) copyFileSync(join(crateDir, 'README.md'), join(out, 'README.md'));
+  if (isRingpool) for (const tool of ['build.mjs', 'cargo-config.toml']) copyFileSync(join(here, tool), join(out, tool));
+  const bytes = readFileSync(glueWasm);
+  console.log(`built ${crate.pkg.name}@${crate.pkg.version}${features ? ` (features: ${features})` : ''} in ${out}: ` +
+    `${bytes.length} bytes of wasm, ${gzipSync(bytes).length} gzipped${isRingpool ? '' : `; own exports: ${own.join(', ') || 'none'}`}`);
+  return { out, name, own, wasmBytes: bytes.length };
+}
+
+function main(argv) {
+  const opts = { dev: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new BuildMistake(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--dev') opts.dev = true;
+    else if (a === '--out-dir') opts.outDir = value();
+    else if (a === '--features') opts.features = value();
+    else if (a === '--manifest-path') opts.manifestPath = value();
+    else if (a === '--help' || a === '-h') {
+      console.log('ringpool-build [--out-dir pkg] [--dev] [--features a,b] [--manifest-path Cargo.toml]');
+      return;
+    } else throw new BuildMistake(`unknown option ${a} (see ringpool-build --help)`);
+  }
+  build(opts);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url) || /ringpool-build$/.test(process.argv[1] ?? '')) {
+  try {
+    main(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof BuildMistake) {
+      console.error(`ringpool-build: ${e.message}`);
+      process.exit(2);
+    }
+    if (e.status != null) process.exit(e.status); // a command failed; it printed why
+    throw e;
+  }
+}
