@@ -398,7 +398,32 @@ impl WorkerPool {
         self.shared.dispatch.ring.capacity()
     }
 
-    /// Submits `f` unless the queue is full or the pool is closed; never waits.
+    /// Submits `f` unless the queue is full or the pool is closed; never waits. A refusal hands
+    /// the closure back, so the caller can run it itself, retry or drop it.
+    ///
+    /// ```
+    /// use ringpool::{SubmitError, WorkerPool};
+    /// let pool = WorkerPool::new(1, 1).unwrap();
+    /// let gate = std::sync::Arc::new(std::sync::Barrier::new(2));
+    /// let g = gate.clone();
+    /// let running = pool.try_submit(move || { g.wait(); 1 }).unwrap(); // occupies the worker
+    /// let mut queued = Vec::new();
+    /// // Submit until the one queue slot is full (whether or not the worker took the first).
+    /// let refused = loop {
+    ///     match pool.try_submit(|| 2) {
+    ///         Ok(h) => queued.push(h),
+    ///         Err(SubmitError::QueueFull(f)) => break f,
+    ///         Err(e) => panic!("{e}"),
+    ///     }
+    /// };
+    /// assert_eq!(refused(), 2, "the closure came back");
+    /// assert!(queued.len() <= 1, "one slot");
+    /// gate.wait();
+    /// assert_eq!(ringpool::block_on(running), Ok(1));
+    /// for h in queued {
+    ///     assert_eq!(ringpool::block_on(h), Ok(2));
+    /// }
+    /// ```
     pub fn try_submit<F, T>(&self, f: F) -> Result<TaskHandle<T>, SubmitError<F>>
     where
         F: FnOnce() -> T + Send + 'static,
@@ -408,6 +433,17 @@ impl WorkerPool {
     }
 
     /// [`try_submit`](Self::try_submit) with cancellation and a deadline.
+    ///
+    /// ```
+    /// use ringpool::{CancelToken, TaskError, TaskOptions, WorkerPool};
+    /// let pool = WorkerPool::new(1, 4).unwrap();
+    /// let token = CancelToken::new();
+    /// let options = TaskOptions { cancel: Some(token.clone()), ..TaskOptions::default() };
+    /// let handle = pool.try_submit_with(|| (0..1000u64).sum::<u64>(), options).unwrap();
+    /// token.cancel(); // settles it at once, whether it was queued, running or done
+    /// let result = ringpool::block_on(handle);
+    /// assert!(matches!(result, Ok(499500) | Err(TaskError::Cancelled)));
+    /// ```
     pub fn try_submit_with<F, T>(&self, f: F, options: TaskOptions) -> Result<TaskHandle<T>, SubmitError<F>>
     where
         F: FnOnce() -> T + Send + 'static,
@@ -508,6 +544,15 @@ impl WorkerPool {
     /// [`shutdown`](Self::shutdown) that gives up waiting after `timeout` with
     /// [`ShutdownTimeout`]. Admission stays closed and accepted tasks keep running; a later
     /// call can wait again. An already finished shutdown succeeds whatever the timeout.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let pool = ringpool::WorkerPool::new(2, 8).unwrap();
+    /// let h = pool.try_submit(|| "done").unwrap();
+    /// ringpool::block_on(pool.shutdown_timeout(Duration::from_secs(10))).unwrap();
+    /// assert_eq!(ringpool::block_on(h), Ok("done"), "accepted tasks ran first");
+    /// assert!(pool.try_submit(|| ()).is_err(), "admission is closed");
+    /// ```
     pub fn shutdown_timeout(&self, timeout: Duration) -> Shutdown {
         let mut s = self.shutdown();
         s.deadline = Some(self.backend.deadline(timeout));
