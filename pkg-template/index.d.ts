@@ -90,6 +90,7 @@ export declare class Pool {
   free(): void;
 }
 
+/** The base class; its own instances have code `'RINGPOOL_ERROR'`. */
 export declare class RingpoolError extends Error { readonly code: string; }
 export declare class QueueFullError extends RingpoolError { readonly code: 'QUEUE_FULL'; }
 export declare class PoolClosedError extends RingpoolError { readonly code: 'POOL_CLOSED'; }

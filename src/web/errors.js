@@ -2,7 +2,7 @@
 // re-exports the classes, so `instanceof` works for users.
 
 export class RingpoolError extends Error {
-  constructor(message, code, options) {
+  constructor(message, code = 'RINGPOOL_ERROR', options) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;

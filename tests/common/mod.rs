@@ -45,5 +45,6 @@ pub fn occupy_worker(pool: &WorkerPool) -> (Latch, ringpool::TaskHandle<()>) {
 pub fn assert_invariant(pool: &WorkerPool) {
     let s = pool.stats();
     assert_eq!(s.accepted, s.completed + s.failed + s.queued + s.running, "stats invariant broken: {s:?}");
-    assert!(s.accepted <= s.accepted + s.rejected);
+    assert!(s.running <= s.workers as u64, "more bodies running than workers: {s:?}");
+    assert!(pool.peak_running() <= s.workers as u64, "peak above workers: {s:?}");
 }

@@ -32,4 +32,11 @@ if (typeof process === 'object' && process.versions?.node) {
       assert.equal(r.status, 0);
     });
   }
+
+  test('require() refuses the package with ERR_REQUIRE_ASYNC_MODULE, as the README says (use import())', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(process.execPath, ['-e', "try { require('ringpool'); console.log('loaded') } catch (e) { console.log(e.code) }"],
+      { cwd: new URL('.', import.meta.url), encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.stdout.trim(), 'ERR_REQUIRE_ASYNC_MODULE', r.stderr);
+  });
 }

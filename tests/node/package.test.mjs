@@ -2,8 +2,24 @@
 // (what ships) still turns a panic into a PanicError and keeps the worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as ringpool from 'ringpool';
 import { Pool, PanicError, wasmMemory, memoryBytes, diagnostics } from 'ringpool';
 import { assertInvariant, rejection } from './helpers.mjs';
+
+test('every exported error class carries a code, also when made by hand', () => {
+  const codes = {
+    RingpoolError: 'RINGPOOL_ERROR', QueueFullError: 'QUEUE_FULL', PoolClosedError: 'POOL_CLOSED', TimeoutError: 'TIMEOUT',
+    PanicError: 'PANIC', WorkerCrashedError: 'WORKER_CRASHED', CancelledError: 'CANCELLED', OutOfMemoryError: 'OUT_OF_MEMORY',
+  };
+  const exported = Object.keys(ringpool).filter((k) => /Error$/.test(k)).sort();
+  assert.deepEqual(exported, Object.keys(codes).sort(), 'the error classes exported');
+  for (const [name, code] of Object.entries(codes)) {
+    const e = new ringpool[name]('m');
+    assert.equal(e.code, code, name);
+    assert.equal(e.name, name, name);
+    assert.ok(e instanceof Error, name);
+  }
+});
 
 test('the wasm memory is a shared WebAssembly.Memory', () => {
   assert.ok(wasmMemory() instanceof WebAssembly.Memory);

@@ -15,10 +15,18 @@ try {
   } catch (e) {
     out.panic = e instanceof PanicError ? e.panicMessage : `not a PanicError: ${e}`;
   }
-  // Two tasks that each wait for the other: they finish only if both workers run at once.
+  // Two tasks that each wait (up to 10 s) for the other: each sees the other only if both
+  // workers run at once. One worker would give 1 (the first gives up, then the second runs).
   const met = pool.alloc(Int32Array, 1);
-  const meet = (m) => { Atomics.add(m, 0, 1); Atomics.notify(m, 0); let v; while ((v = Atomics.load(m, 0)) < 2) Atomics.wait(m, 0, v); return true; };
-  out.workersSeen = (await Promise.all([pool.trySubmit(meet, [met]), pool.trySubmit(meet, [met])])).length;
+  const meet = (m) => {
+    Atomics.add(m, 0, 1);
+    Atomics.notify(m, 0);
+    const until = Date.now() + 10_000;
+    let v;
+    while ((v = Atomics.load(m, 0)) < 2 && Date.now() < until) Atomics.wait(m, 0, v, until - Date.now());
+    return Atomics.load(m, 0) >= 2 && v >= 2;
+  };
+  out.workersSeen = (await Promise.all([pool.trySubmit(meet, [met]), pool.trySubmit(meet, [met])])).filter((met) => met).length;
   await pool.shutdown();
   out.ok = true;
 } catch (e) {
