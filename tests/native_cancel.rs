@@ -37,7 +37,8 @@ fn cancelled_while_queued_settles_at_once_and_never_runs() {
     token.cancel();
     // The worker is still blocked, so this resolves without any worker reaching the task.
     assert_eq!(block_on(handle).unwrap_err(), TaskError::Cancelled);
-    assert!(!release.is_open());
+    assert!(!blocker.is_finished(), "settled while the worker was still running the blocker");
+    assert_eq!(pool.stats().running, 1);
     release.open();
     block_on(blocker).unwrap();
     block_on(pool.shutdown()).unwrap();
@@ -57,7 +58,8 @@ fn deadline_expiring_while_queued_skips_the_body() {
         .try_submit_with(move || r.store(true, Ordering::SeqCst), TaskOptions { cancel: None, timeout: Some(Duration::from_millis(30)) })
         .unwrap();
     assert_eq!(block_on(handle).unwrap_err(), TaskError::TimedOut);
-    assert!(!release.is_open(), "the timeout fired while the worker was still busy");
+    assert!(!blocker.is_finished(), "the timeout fired while the worker was still running the blocker");
+    assert_eq!(pool.stats().running, 1);
     release.open();
     block_on(blocker).unwrap();
     block_on(pool.shutdown()).unwrap();

@@ -8,8 +8,14 @@ import { assertInvariant, rejection } from './helpers.mjs';
 // A gate in pool memory: the blocker waits on it with Atomics.wait (fine on a worker).
 async function blockedPool() {
   const pool = await Pool.create({ workers: 1, queueCapacity: 8 });
-  const gate = pool.alloc(Int32Array, 2); // [0] = released, [1] = blocker running
-  const blocker = pool.trySubmit((g) => { Atomics.store(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); return 'released'; }, [gate]);
+  const gate = pool.alloc(Int32Array, 2); // [0] = released, [1] = blocker state: 1 running, 2 done
+  const blocker = pool.trySubmit((g) => {
+    Atomics.store(g, 1, 1);
+    Atomics.notify(g, 1);
+    while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0);
+    Atomics.store(g, 1, 2);
+    return 'released';
+  }, [gate]);
   while (Atomics.load(gate, 1) === 0) await Atomics.waitAsync(gate, 1, 0).value;
   const release = () => { Atomics.store(gate, 0, 1); Atomics.notify(gate, 0); };
   return { pool, gate, blocker, release };
@@ -23,7 +29,8 @@ test('abort while queued rejects at once with the reason; the body never runs', 
   ac.abort(new Error('user gave up'));
   const err = await rejection(p); // resolves while the worker is still blocked
   assert.equal(err.message, 'user gave up');
-  assert.equal(Atomics.load(gate, 0), 0, 'the worker was still blocked');
+  assert.equal(Atomics.load(gate, 1), 1, 'the blocker was still running');
+  assert.equal(pool.stats().running, 1);
   release();
   assert.equal(await blocker, 'released');
   assert.equal(await pool.trySubmit(() => 'next'), 'next');
@@ -38,7 +45,8 @@ test('timeout while queued rejects with TimeoutError; the body never runs', asyn
   const err = await rejection(pool.trySubmit((r) => { Atomics.store(r, 0, 1); }, [ran], { timeout: 20 }));
   assert.ok(err instanceof TimeoutError);
   assert.equal(err.code, 'TIMEOUT');
-  assert.equal(Atomics.load(gate, 0), 0);
+  assert.equal(Atomics.load(gate, 1), 1, 'the blocker was still running');
+  assert.equal(pool.stats().running, 1);
   release();
   await blocker;
   await pool.trySubmit(() => 0);

@@ -3,25 +3,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, QueueFullError, PoolClosedError, diagnostics } from 'ringpool';
-import { assertInvariant, rejection } from './helpers.mjs';
+import { assertInvariant, occupy, rejection } from './helpers.mjs';
 
 test('queue full rejects at once; accepted ≤ workers + queueCapacity', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 1 });
-  // Whatever the worker has popped by now, at most 1 running + 1 queued can be accepted.
-  const results = await Promise.allSettled([
-    pool.trySubmit(diagnostics.spin(50)),
-    pool.trySubmit(diagnostics.spin(0)),
-    pool.trySubmit(diagnostics.spin(0)),
-  ]);
-  const rejected = results.filter((r) => r.status === 'rejected');
-  assert.ok(rejected.length >= 1, 'three tasks cannot fit in 1 worker + 1 slot');
-  for (const r of rejected) {
-    assert.ok(r.reason instanceof QueueFullError);
-    assert.equal(r.reason.code, 'QUEUE_FULL');
+  // The worker is held by a latch, so exactly one more task fits (the one slot).
+  const { blocker, open } = await occupy(pool);
+  const queued = pool.trySubmit(diagnostics.spin(0));
+  const refused = [pool.trySubmit(diagnostics.spin(0)), pool.trySubmit(() => 1)];
+  for (const p of refused) {
+    const e = await rejection(p);
+    assert.ok(e instanceof QueueFullError, String(e));
+    assert.equal(e.code, 'QUEUE_FULL');
+    assert.equal(e.message, 'the task queue is full');
   }
-  const s = assertInvariant(pool);
-  assert.ok(s.accepted <= 2);
-  assert.equal(s.accepted + s.rejected, 3);
+  let s = assertInvariant(pool);
+  assert.deepEqual([s.accepted, s.rejected, s.running, s.queued], [2, 2, 1, 1]);
+  open();
+  await blocker;
+  assert.equal(typeof await queued, 'number');
+  s = assertInvariant(pool);
+  assert.equal(s.accepted + s.rejected, 4);
   await pool.shutdown();
 });
 

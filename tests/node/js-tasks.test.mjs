@@ -54,7 +54,6 @@ test('an async task that awaits only another thread keeps its worker until it se
     return 'woken';
   }, [flags]);
   while (Atomics.load(flags, 0) === 0) await Atomics.waitAsync(flags, 0, 0).value;
-  await new Promise((r) => setTimeout(r, 20));
   Atomics.store(flags, 1, 1); Atomics.notify(flags, 1);
   assert.equal(await task, 'woken');
   assert.equal(await p1.trySubmit(diagnostics.worker()), before, 'the same worker incarnation');

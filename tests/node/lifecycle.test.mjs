@@ -11,7 +11,9 @@ import { assertInvariant } from './helpers.mjs';
 test('shutdown({force: true}) during load: every task settles once, as done or PoolClosedError', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 16 });
   let done = 0, forced = null;
-  const tasks = Array.from({ length: 200 }, (_, i) => pool.submit(i % 3 ? (x) => x : diagnostics.spin(1), [i]).then(
+  const runs = pool.alloc(Int32Array, 200); // how often each JS body ran
+  const body = (i, r) => { Atomics.add(r, i, 1); return i; };
+  const tasks = Array.from({ length: 200 }, (_, i) => (i % 3 ? pool.submit(body, [i, runs]) : pool.submit(diagnostics.spin(1))).then(
     (v) => { done++; if (done === 20) forced = pool.shutdown({ force: true }); return { ok: true, v }; },
     (e) => ({ ok: false, e }),
   ));
@@ -21,6 +23,12 @@ test('shutdown({force: true}) during load: every task settles once, as done or P
   assert.ok(closed.length > 0, 'the force came before the end');
   for (const o of closed) assert.ok(o.e instanceof PoolClosedError, String(o.e));
   assert.equal(outcomes.length, 200);
+  for (let i = 0; i < 200; i++) {
+    if (i % 3 === 0) continue;
+    // A body runs at most once; one whose task resolved ran exactly once and returned its index.
+    assert.ok(Atomics.load(runs, i) <= 1, `body ${i} ran ${Atomics.load(runs, i)} times`);
+    if (outcomes[i].ok) assert.deepEqual([outcomes[i].v, Atomics.load(runs, i)], [i, 1], `task ${i}`);
+  }
   const s = assertInvariant(pool);
   assert.equal(s.queued + s.running, 0);
 });

@@ -25,13 +25,18 @@ test('deadlines expire in time order, whatever the order they were set in', asyn
   const pool = await Pool.create({ workers: 1, queueCapacity: 3 });
   const { blocker, open } = await occupy(pool);
   let longSettled = false;
+  const order = [];
+  const noted = (name) => (e) => { order.push(name); throw e; };
+  // Set latest-first except the long one; they must expire earliest-first. The gap (20 ms vs
+  // 400 ms) is wide so that a stalled timer on a loaded machine cannot reorder them.
   const long = pool.trySubmit(() => 'long', [], { timeout: 600_000 }).finally(() => { longSettled = true; });
-  const short = pool.trySubmit(() => 'never', [], { timeout: 30 });
+  const short = pool.trySubmit(() => 'never', [], { timeout: 400 }).catch(noted('short'));
   const filler = pool.trySubmit(() => 'filler');
-  const waiting = pool.submit(() => 'never either', [], { timeout: 20 }); // the queue is full
+  const waiting = pool.submit(() => 'never either', [], { timeout: 20 }).catch(noted('waiting')); // the queue is full
   try {
     assert.ok(await rejection(waiting) instanceof TimeoutError);
     assert.ok(await rejection(short) instanceof TimeoutError);
+    assert.deepEqual(order, ['waiting', 'short'], 'expired in deadline order');
     assert.equal(longSettled, false, 'the later deadline has not expired');
   } finally {
     open();
