@@ -52,15 +52,26 @@ fn shutdown_timeout_keeps_tasks_and_admission_closed() {
 #[test]
 fn concurrent_shutdown_calls_all_complete() {
     let pool = Arc::new(WorkerPool::new(2, 8).unwrap());
-    let (release, _blocker) = occupy_worker(&pool);
+    let (release, blocker) = occupy_worker(&pool);
+    // Every caller has started its shutdown before the running task may finish.
+    let started = Arc::new(std::sync::Barrier::new(5));
     let waiters: Vec<_> = (0..4)
         .map(|_| {
-            let p = pool.clone();
-            std::thread::spawn(move || block_on(p.shutdown()))
+            let (p, started) = (pool.clone(), started.clone());
+            std::thread::spawn(move || {
+                let shutdown = p.shutdown();
+                started.wait();
+                block_on(shutdown)
+            })
         })
         .collect();
+    started.wait();
+    assert!(pool.is_closed());
+    assert!(!blocker.is_finished(), "the task was still running while four shutdowns waited");
+    assert!(waiters.iter().all(|w| !w.is_finished()), "no shutdown finished while a task ran");
     release.open();
     for w in waiters {
         assert_eq!(w.join().unwrap(), Ok(()));
     }
+    assert!(blocker.is_finished());
 }

@@ -313,6 +313,16 @@ pub struct JsPool {
     inner: Rc<Inner>,
 }
 
+const ALREADY_SUBMITTED: &str = "task was already submitted: a Task runs once, make a new one for each submission";
+
+/// A `Task` wrapper whose Rust value was taken by an earlier submission.
+fn is_spent_task(v: &JsValue) -> bool {
+    let field = |o: &JsValue, k: &str| Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
+    v.is_object()
+        && field(v, "__wbg_ptr").as_f64() == Some(0.0)
+        && field(&field(v, "constructor"), "name").as_string().as_deref() == Some("Task")
+}
+
 fn type_name(v: &JsValue) -> String {
     if v.is_null() {
         return "null".into();
@@ -504,8 +514,11 @@ fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &CallOptions) -
         match Task::try_from_js_value(task) {
             Ok(mut t) => match t.body.take() {
                 Some(b) => Body::Rust(b),
-                None => return Err(js_error("TYPE", "task was already submitted (a Task runs once)")),
+                None => return Err(js_error("TYPE", ALREADY_SUBMITTED)),
             },
+            // Submitting moved the Rust value out of its JS wrapper (wasm-bindgen zeroes the
+            // wrapper's `__wbg_ptr`), so a second submission finds an empty `Task`.
+            Err(other) if is_spent_task(&other) => return Err(js_error("TYPE", ALREADY_SUBMITTED)),
             Err(other) => {
                 return Err(js_error(
                     "TYPE",

@@ -32,6 +32,7 @@ test('trySubmit of a non-task rejects with TypeError; the next task still runs',
   await pool.trySubmit(t);
   const reused = await rejection(pool.trySubmit(t));
   assert.ok(reused instanceof TypeError, 'a consumed Task cannot be submitted twice');
+  assert.match(reused.message, /^task was already submitted: a Task runs once/);
   assert.equal(await pool.trySubmit(diagnostics.spin(0)) >= 0, true);
   assertInvariant(pool);
   await pool.shutdown();

@@ -85,6 +85,7 @@ test('bad input refuses the whole call with the item named; nothing is admitted'
   assert.match(e.message, /^items\[0\]: args must be an array/);
   e = await rejection(pool.submitAll([() => 1], { timeout: -1 }));
   assert.ok(e instanceof RangeError);
+  assert.equal(e.message, 'options.timeout must be a finite number of ms >= 0, got -1');
   assert.equal(pool.stats().accepted, before);
   assert.deepEqual(await pool.submitAll([() => 'still works']), ['still works']);
   await pool.shutdown();

@@ -74,8 +74,8 @@ export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFligh
       case 'async': if (!ok || v !== -i || r !== 1) bad('should return -i'); break;
       case 'noop': if (!ok || v !== undefined) bad('should return undefined'); break;
       case 'throw': if (ok || !(v instanceof TypeError) || v.message !== `t${i}` || r !== 1) bad('should throw'); break;
-      case 'panic': if (ok || !(v instanceof PanicError)) bad('should panic'); tally.panicked++; break;
-      case 'trap': if (ok || !(v instanceof WorkerCrashedError)) bad('should crash'); tally.crashed++; break;
+      case 'panic': if (ok || !(v instanceof PanicError) || v.code !== 'PANIC' || !/^p\d+$/.test(v.panicMessage)) bad('should panic'); tally.panicked++; break;
+      case 'trap': if (ok || !(v instanceof WorkerCrashedError) || v.code !== 'WORKER_CRASHED' || !v.message.startsWith('the worker running the task crashed')) bad('should crash'); tally.crashed++; break;
       case 'abort':
         // The abort raced the workers: either it won while the task was queued (the body
         // never ran) or the body had started (cooperative cancellation: it finishes).
