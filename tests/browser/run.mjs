@@ -45,9 +45,12 @@ try {
     const results = await visit(path, () => crossOriginIsolated ? window.__results : [{ file: '(page)', name: 'cross-origin isolated', ok: false, error: 'the test page is not cross-origin isolated' }],
       Number(process.env.SUITE_TIMEOUT_MS ?? 300_000));
     for (const r of results) {
-      if (r.ok) ok(`${r.file}: ${r.name}`);
+      if (r.skip) console.log(`skip - ${engine}: ${r.file}: ${r.name} (${r.skip})`);
+      else if (r.ok) ok(`${r.file}: ${r.name}`);
       else notOk(`${r.file}: ${r.name}\n  ${r.error.replaceAll('\n', '\n  ')}`);
     }
+    // Every file of the group reported (a file that vanished would otherwise pass unseen).
+    for (const f of group) if (!results.some((r) => r.file === f)) notOk(`${f}: no results from the page`);
   }
 
   // `Cross-Origin-Embedder-Policy: credentialless` isolates a page as well, where the engine

@@ -53,9 +53,15 @@ export async function openDemo(browser, base, viewport = { width: 1280, height: 
 export function checks(suite) {
   let passed = 0, failed = 0;
   return {
-    async check(name, fn) {
-      try { await fn(); passed++; console.log(`ok - ${name}`); }
+    /** Runs one check, bounded: a page that stops answering fails it by name after `ms`. */
+    async check(name, fn, ms = 180_000) {
+      let timer;
+      const hung = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer from the page in ${ms / 1000} s (a page.evaluate or wait in this check hung)`)), ms);
+      });
+      try { await Promise.race([fn(), hung]); passed++; console.log(`ok - ${name}`); }
       catch (e) { failed++; console.log(`not ok - ${name}\n  ${String(e?.stack ?? e).replaceAll('\n', '\n  ')}`); }
+      finally { clearTimeout(timer); }
     },
     done() {
       console.log(`${suite}: ${passed} passed, ${failed} failed`);

@@ -66,4 +66,7 @@ if (typeof process === 'object' && process.versions?.node) {
     assert.equal(assertInvariant(pool).crashed, 1);
     await pool.shutdown();
   });
+} else {
+  // Listed, not silently left out, where Node is not (the browser run).
+  test('a JS task that ends its worker thread (process.exit) rejects with WorkerCrashedError', { skip: 'needs Node: process.exit in a worker thread' }, () => {});
 }

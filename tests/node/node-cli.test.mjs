@@ -39,4 +39,7 @@ if (typeof process === 'object' && process.versions?.node) {
       { cwd: new URL('.', import.meta.url), encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.stdout.trim(), 'ERR_REQUIRE_ASYNC_MODULE', r.stderr);
   });
+} else {
+  // Listed, not silently left out, where Node is not (the browser run).
+  test('node command lines start the workers (node -e, --input-type, stdin, V8 options); require() is refused', { skip: 'needs Node: its command line' }, () => {});
 }
