@@ -5,6 +5,11 @@ export interface PoolOptions {
   workers?: number;
   /** Queue slots; default 256. Integer >= 1. */
   queueCapacity?: number;
+  /**
+   * An ES module every worker imports before it is ready (a `URL`, an absolute URL, or in Node
+   * a path); its function exports become tasks by name: `pool.trySubmit('add', [1, 2])`.
+   */
+  module?: URL | string;
 }
 
 export interface ShutdownOptions {
@@ -44,7 +49,24 @@ export type TaskLike<A extends unknown[], R> = ((this: TaskContext, ...args: A) 
 
 /** One `submitAll` item: a task, or a task and its arguments. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type BatchItem<R> = TaskLike<any[], R> | readonly [TaskLike<any[], R>, unknown[]?];
+export type BatchItem<R = unknown> = TaskLike<any[], R> | string | readonly [TaskLike<any[], R> | string, unknown[]?];
+
+/** What an item resolves with. */
+export type BatchResult<I> =
+  I extends Task<infer R> ? R
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  : I extends (...args: any[]) => infer R ? Awaited<R>
+  : I extends readonly [infer F, ...unknown[]] ? BatchResult<F>
+  : unknown;
+
+/** An item whose arguments are checked against its function's parameters. */
+export type CheckedItem<I> =
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  I extends readonly [infer F extends (...args: any[]) => any, infer A]
+    ? (A extends Parameters<F> ? I : readonly [F, Parameters<F>])
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    : I extends (...args: infer P) => any ? (P extends [] ? I : never)
+    : I;
 
 export interface PoolStats {
   workers: number; queueCapacity: number; queued: number; running: number;
@@ -71,15 +93,21 @@ export declare class Pool {
   readonly workers: number;
   readonly queueCapacity: number;
   /** Never throws, never waits: refusals are already-rejected promises. */
-  trySubmit<A extends unknown[], R>(task: TaskLike<A, R>, args?: A, options?: SubmitOptions): Promise<Awaited<R>>;
+  trySubmit<R>(task: TaskLike<[], R>, args?: [], options?: SubmitOptions): Promise<Awaited<R>>;
+  /** A function with parameters needs its `args`, checked against them. */
+  trySubmit<A extends unknown[], R>(task: TaskLike<A, R>, args: A, options?: SubmitOptions): Promise<Awaited<R>>;
+  /** An export of the `module` given to `Pool.create`, by name. */
+  trySubmit(task: string, args?: unknown[], options?: SubmitOptions): Promise<unknown>;
   /** Like `trySubmit`, but waits (in order) for queue space instead of refusing. */
-  submit<A extends unknown[], R>(task: TaskLike<A, R>, args?: A, options?: SubmitOptions): Promise<Awaited<R>>;
+  submit<R>(task: TaskLike<[], R>, args?: [], options?: SubmitOptions): Promise<Awaited<R>>;
+  submit<A extends unknown[], R>(task: TaskLike<A, R>, args: A, options?: SubmitOptions): Promise<Awaited<R>>;
+  submit(task: string, args?: unknown[], options?: SubmitOptions): Promise<unknown>;
   /**
    * Submits every item in order, waiting for space like `submit`. Resolves with the results in
    * item order; rejects with the first rejection. One bad item refuses the whole call. The
    * items wake this thread once (when the last settles or one fails), not once each.
    */
-  submitAll<R>(items: readonly BatchItem<R>[], options?: SubmitOptions): Promise<Awaited<R>[]>;
+  submitAll<const T extends readonly BatchItem[]>(items: { readonly [K in keyof T]: CheckedItem<T[K]> }, options?: SubmitOptions): Promise<{ -readonly [K in keyof T]: BatchResult<T[K]> }>;
   /** A typed array in pool memory: crosses to tasks by reference (zero copy). */
   alloc<C extends PoolArrayConstructor>(ctor: C, length: number): InstanceType<C>;
   /** Returns an `alloc` view; it must not be used afterwards. */

@@ -45,3 +45,26 @@ async function main(): Promise<void> {
   void bytes; void stopped; void sum2;
 }
 void main;
+
+// Task modules, argument checking and submitAll items (issue 23).
+async function more(): Promise<void> {
+  const pool = await Pool.create({ workers: 1, module: new URL('./tasks.mjs', import.meta.url) });
+  const byName: unknown = await pool.trySubmit('add', [1, 2]);
+  await pool.submit('add', [1, 2]);
+  const noArgs: number = await pool.trySubmit(() => 1);
+  const optional: number = await pool.trySubmit((a?: number) => a ?? 0);
+  // @ts-expect-error: a function with parameters needs its args
+  await pool.trySubmit((a: number, b: number) => a + b);
+  // @ts-expect-error: too many arguments
+  await pool.trySubmit((a: number) => a, [1, 2]);
+  const [a, b, c] = await pool.submitAll([() => 1, [(s: string) => s.length, ['abc']], diagnostics.spin(0)]);
+  const checked: [number, number, number] = [a, b, c];
+  // @ts-expect-error: an item's args must match its function
+  await pool.submitAll([[(n: number) => n * 2, ['not a number']]]);
+  // @ts-expect-error: an item with parameters needs its args
+  await pool.submitAll([(n: number) => n * 2]);
+  await pool.submitAll(['add', ['add', [1, 2]]]);
+  void byName; void noArgs; void optional; void checked;
+  await pool.shutdown();
+}
+void more;
