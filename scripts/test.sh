@@ -116,6 +116,8 @@ cp tests/node/*.mjs "$scratch/test/"
   ../../node_modules/.bin/tsc -p test/tsconfig.json
   echo "types: ok"
   node --test --test-timeout=180000 test/*.test.mjs
+  echo "the README's JS examples, each run on its own against the installed package"
+  node ../../tests/readme/run.mjs .
 )
 fi
 

@@ -1,0 +1,47 @@
+// The README's JS examples, run as a user pastes them: every ```js block of README.md is
+// written to a file of its own in DIR (where `ringpool` is installed) and run with Node.
+// A block must exit 0 on its own (imports, data, handled rejections), and what it prints must
+// be what its `// prints: …` comments say, line by line (`…` stands for any text).
+// Markers on the line before a block: `<!-- file: NAME -->` writes it as NAME (a module
+// another block imports), `<!-- not run: why -->` leaves it out (listed).
+//   node tests/readme/run.mjs DIR
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const dir = resolve(process.argv[2] ?? '.', 'readme-examples');
+mkdirSync(dir, { recursive: true });
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const lines = readme.split('\n');
+let failed = 0, ran = 0;
+
+for (let i = 0; i < lines.length; i++) {
+  if (lines[i] !== '```js') continue;
+  const start = i + 1;
+  let end = start;
+  while (lines[end] !== '```') end++;
+  const code = lines.slice(start, end).join('\n') + '\n';
+  const marker = /^<!-- (file|not run): (.*) -->$/.exec(lines[start - 2] ?? '');
+  const where = `README.md:${start}`;
+  i = end;
+  if (marker?.[1] === 'not run') { console.log(`skip - ${where} (${marker[2]})`); continue; }
+  if (marker?.[1] === 'file') { writeFileSync(join(dir, marker[2]), code); continue; }
+  const expected = [...code.matchAll(/\/\/.*?prints: (.*)$/gm)].map((m) => m[1].trim());
+  const file = join(dir, `example-${start}.mjs`);
+  writeFileSync(file, code);
+  const r = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  const got = r.stdout.split('\n').filter(Boolean);
+  const matches = (line, pattern) =>
+    new RegExp(`^${pattern.split('…').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(line);
+  const problems = [];
+  if (r.status !== 0) problems.push(`exit ${r.status ?? r.signal}${r.error ? ` (${r.error.message})` : ''}\n${r.stderr}`);
+  if (got.length !== expected.length || got.some((line, k) => !matches(line, expected[k]))) {
+    problems.push(`printed:\n  ${got.join('\n  ')}\nthe README says:\n  ${expected.join('\n  ')}`);
+  }
+  ran++;
+  const first = code.split('\n').find((l) => !l.startsWith('import') && l.trim()) ?? '';
+  if (problems.length) { failed++; console.log(`not ok - ${where}: ${first}\n  ${problems.join('\n').replaceAll('\n', '\n  ')}`); }
+  else console.log(`ok - ${where}: ${first.slice(0, 80)}`);
+}
+console.log(`README examples: ${ran - failed} of ${ran} ran as written`);
+process.exit(failed || !ran ? 1 : 0);
