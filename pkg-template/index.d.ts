@@ -63,7 +63,10 @@ export type BatchResult<I> =
 export type CheckedItem<I> =
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   I extends readonly [infer F extends (...args: any[]) => any, infer A]
-    ? (A extends Parameters<F> ? I : readonly [F, Parameters<F>])
+    ? (A extends Parameters<F> ? I
+      // An array that is not a tuple (`files.map((f) => [parse, [f]])`): its length is not known.
+      : A extends readonly unknown[] ? (number extends A['length'] ? I : readonly [F, Parameters<F>])
+      : readonly [F, Parameters<F>])
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     : I extends (...args: infer P) => any ? (P extends [] ? I : never)
     : I;

@@ -6,10 +6,11 @@
 // another block imports), `<!-- not run: why -->` leaves it out (listed).
 //   node tests/readme/run.mjs DIR
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const dir = resolve(process.argv[2] ?? '.', 'readme-examples');
+rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const lines = readme.split('\n');
@@ -29,6 +30,7 @@ for (let i = 0; i < lines.length; i++) {
   const expected = [...code.matchAll(/\/\/.*?prints: (.*)$/gm)].map((m) => m[1].trim());
   const file = join(dir, `example-${start}.mjs`);
   writeFileSync(file, code);
+  writeFileSync(join(dir, '.examples'), `${file}\n`, { flag: 'a' });
   const r = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
   const got = r.stdout.split('\n').filter(Boolean);
   const matches = (line, pattern) =>
@@ -44,4 +46,12 @@ for (let i = 0; i < lines.length; i++) {
   else console.log(`ok - ${where}: ${first.slice(0, 80)}`);
 }
 console.log(`README examples: ${ran - failed} of ${ran} ran as written`);
+
+// And they type-check against the package's index.d.ts, as a TypeScript user's editor sees
+// them (checkJs; not --strict, under which a JS `catch (e)` is `unknown`).
+const tsc = spawnSync(new URL('../../node_modules/.bin/tsc', import.meta.url).pathname,
+  ['--noEmit', '--allowJs', '--checkJs', '--target', 'es2022', '--lib', 'esnext,dom', '--module', 'nodenext', '--moduleResolution', 'nodenext',
+    ...readFileSync(join(dir, '.examples'), 'utf8').split('\n').filter(Boolean)], { cwd: dir, encoding: 'utf8' });
+if (tsc.status === 0) console.log('ok - the examples type-check against index.d.ts');
+else { failed++; console.log(`not ok - the examples type-check against index.d.ts\n  ${(tsc.stdout + tsc.stderr).replaceAll('\n', '\n  ')}`); }
 process.exit(failed || !ran ? 1 : 0);

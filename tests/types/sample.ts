@@ -68,3 +68,10 @@ async function more(): Promise<void> {
   await pool.shutdown();
 }
 void more;
+
+// An items array built with map (not a tuple): accepted, its args cannot be counted.
+async function mapped(pool: Pool, files: string[]): Promise<number[]> {
+  const parse = (text: string): number => text.length;
+  return pool.submitAll(files.map((f) => [parse, [f]] as const));
+}
+void mapped;
