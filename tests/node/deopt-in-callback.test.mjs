@@ -27,3 +27,19 @@ test('a caller deoptimised by JS the pool runs mid-call keeps working', async ()
   assert.equal(sum, 200 * (49 * 50) / 2);
   await pool.shutdown();
 });
+
+if (typeof process === 'object' && process.versions?.node && !process.versions.bun && !globalThis.Deno) {
+  test('the deoptimisation really happens inside the call (V8 natives, in a child process)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(process.execPath, ['--allow-natives-syntax', new URL('./fixture-deopt-probe.mjs', import.meta.url).pathname],
+      { cwd: new URL('.', import.meta.url), encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const { before, after, value } = JSON.parse(r.stdout);
+    const OPTIMIZED = 1 << 4; // V8's OptimizationStatus::kOptimized
+    assert.ok(before & OPTIMIZED, `the caller was optimised before the call (status ${before})`);
+    assert.ok(!(after & OPTIMIZED), `the getter the pool ran mid-call deoptimised it (status ${after})`);
+    assert.equal(value, 4, 'and the call still delivered its task');
+  });
+} else {
+  test('the deoptimisation really happens inside the call (V8 natives, in a child process)', { skip: 'needs Node (V8 natives syntax)' }, () => {});
+}
