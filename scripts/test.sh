@@ -39,12 +39,15 @@ if [ -f target/toolchain.env ]; then
   # browser by which driver variable is set).
   web_test() {
     if [ "$2" = firefox ]; then set -- "$1" env -u CHROMEDRIVER GECKODRIVER="$(command -v geckodriver)"; else set -- "$1" env; fi
-    "${@:2}" WASM_BINDGEN_TEST_ONLY_WEB=1 cargo test --target wasm32-unknown-unknown --test "$1"
+    local features=(); [ "$1" = native_image_reference ] && features=(--features image)
+    "${@:2}" WASM_BINDGEN_TEST_ONLY_WEB=1 cargo test --target wasm32-unknown-unknown --test "$1" "${features[@]}"
   }
 else
   web_test() {
-    if [ "$2" = firefox ]; then wasm-pack test --headless --firefox --geckodriver "$(command -v geckodriver)" . --test "$1"
-    else wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver . --test "$1"; fi
+    # The image kernels' reference test (tests/native_image_reference.rs) needs the feature.
+    local features=(); [ "$1" = native_image_reference ] && features=(--features image)
+    if [ "$2" = firefox ]; then wasm-pack test --headless --firefox --geckodriver "$(command -v geckodriver)" . --test "$1" "${features[@]}"
+    else wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver . --test "$1" "${features[@]}"; fi
   }
 fi
 export -f web_test
@@ -82,7 +85,7 @@ web_attempt() {
   done
   wait "$pid"
 }
-for run in "web chrome" "web_memory chrome" "web firefox" "web_memory firefox"; do
+for run in "web chrome" "web_memory chrome" "native_image_reference chrome" "web firefox" "web_memory firefox"; do
   web_ok=0
   for attempt in 1 2 3 4 5 6 7 8; do
     # shellcheck disable=SC2086
