@@ -25,6 +25,9 @@ export async function fuzzCodec({ Pool }, { inputs, seed = 1, log = () => {} }) 
       const r = await settle(p);
       if (g.error) {
         if (r.ok || r.v?.name !== g.error) fail(`seed ${s} (${how}): expected ${g.error}, got ${r.ok ? 'a value' : `${r.v?.name}: ${r.v?.message}`}`);
+        // The message names where: `args[0]…` for an argument, `result…` for a result.
+        const path = how === 'argument' ? 'args[0]' : 'result';
+        if (!String(r.v.message).startsWith(path)) fail(`seed ${s} (${how}): the ${g.error} does not name ${path}: ${r.v.message}`);
         counts[g.error]++;
       } else {
         if (!r.ok) fail(`seed ${s} (${how}): expected a copy, got ${r.v?.name}: ${r.v?.message}`);
