@@ -118,7 +118,9 @@ cp tests/node/*.mjs "$scratch/test/"
   echo "type-checking tests/types/sample.ts against the installed package"
   ../../node_modules/.bin/tsc -p test/tsconfig.json
   echo "types: ok"
-  node --test --test-timeout=180000 test/*.test.mjs
+  node --test --test-timeout=180000 test/*.test.mjs | tee ../node-test.log
+  # How many tests Node registered (run or skipped): every browser run must report as many.
+  sed -n 's/^# tests \([0-9]*\)$/\1/p' ../node-test.log > ../node-test-count
   echo "the README's JS examples, each run on its own against the installed package"
   node ../../tests/readme/run.mjs .
 )

@@ -2,7 +2,7 @@
 // page, plus the page without COOP/COEP and the strict-CSP page:
 //   node tests/browser/run.mjs [chromium|firefox|webkit]     (default chromium; webkit under xvfb-run)
 // Engines and drivers: scripts/browsers.mjs. FILES=a.test.mjs,b.test.mjs runs only those.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { servedBrowser } from '../../scripts/browsers.mjs';
 
 const engine = process.argv[2] ?? 'chromium';
@@ -40,10 +40,12 @@ try {
   // never shrinks, and the other files measure growth.
   const alone = files.filter((f) => /pressure/.test(f));
   const groups = [files.filter((f) => !alone.includes(f)), ...alone.map((f) => [f])].filter((g) => g.length);
+  let reported = 0;
   for (const group of groups) {
     const path = `/tests/browser/index.html?files=${group.join(',')}`;
     const results = await visit(path, () => crossOriginIsolated ? window.__results : [{ file: '(page)', name: 'cross-origin isolated', ok: false, error: 'the test page is not cross-origin isolated' }],
       Number(process.env.SUITE_TIMEOUT_MS ?? 300_000));
+    reported += results.length;
     for (const r of results) {
       if (r.skip) console.log(`skip - ${engine}: ${r.file}: ${r.name} (${r.skip})`);
       else if (r.ok) ok(`${r.file}: ${r.name}`);
@@ -51,6 +53,14 @@ try {
     }
     // Every file of the group reported (a file that vanished would otherwise pass unseen).
     for (const f of group) if (!results.some((r) => r.file === f)) notOk(`${f}: no results from the page`);
+  }
+  // As many tests as Node registered over the same files (scripts/test.sh writes the count):
+  // one that vanished here without a skip line would otherwise go unseen.
+  const count = new URL('../../target/node-test-count', import.meta.url);
+  if (!process.env.FILES && existsSync(count)) {
+    const expected = Number(readFileSync(count, 'utf8'));
+    if (reported === expected) ok(`${reported} tests reported (run or skipped), as many as in Node`);
+    else notOk(`${reported} tests reported, Node registered ${expected}: some vanished or were added without a skip`);
   }
 
   // `Cross-Origin-Embedder-Policy: credentialless` isolates a page as well, where the engine
