@@ -37,9 +37,17 @@ const capture = (cmd, args, opts) => {
   }
 };
 
+/** The wasm32 rustflags of `cargo-config.toml` beside this file (the one list of them). */
+export function wasm32Rustflags() {
+  const config = readFileSync(join(here, 'cargo-config.toml'), 'utf8');
+  return [...config.match(/rustflags = \[([^\]]*)\]/)[1].matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+}
+
 /** The crate's package and library names, target directory and locked wasm-bindgen version. */
 function inspect(crateDir, manifest, env) {
-  const meta = JSON.parse(capture('cargo', ['metadata', '--format-version', '1', '--manifest-path', manifest], { cwd: crateDir, env }));
+  const json = capture('cargo', ['metadata', '--format-version', '1', '--manifest-path', manifest], { cwd: crateDir, env });
+  if (json == null) throw new BuildMistake('cargo was not found: install Rust with rustup (https://rustup.rs), then run this again');
+  const meta = JSON.parse(json);
   const root = meta.packages.find((p) => p.id === meta.resolve?.root) ?? meta.packages.find((p) => resolve(p.manifest_path) === resolve(manifest));
   const lib = root.targets.find((t) => t.kind.includes('cdylib'));
   if (!lib) throw new BuildMistake(`${root.name} has no cdylib target: add [lib] crate-type = ["cdylib"] (or ["cdylib", "rlib"]) to its Cargo.toml`);

@@ -2,17 +2,13 @@
 // built on ringpool uses (`ringpool-build`, see examples/app): cargo with std rebuilt for
 // panic=unwind, wasm-bindgen, wasm-opt from the npm `binaryen`, and the entry from pkg-template/.
 // The npm package is built with the `image` feature (the `image.*` kernels).
-import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, BuildMistake } from '../pkg-template/build.mjs';
+import { build, BuildMistake, wasm32Rustflags } from '../pkg-template/build.mjs';
+import { toolchainEnv } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// setup.sh leaves target/toolchain.env when it fell back to Debian's rustc-web.
-const env = {};
-try {
-  for (const m of readFileSync(join(root, 'target/toolchain.env'), 'utf8').matchAll(/^export (\w+)=(.*)$/gm)) env[m[1]] = m[2];
-} catch { /* the default rustup nightly */ }
+const env = toolchainEnv();
 
 try {
   if (process.argv.includes('--no-simd')) {
@@ -20,8 +16,7 @@ try {
     // /no-simd/), to measure what the SIMD paths give. Its own target dir keeps the main
     // build's cache. RUSTFLAGS replaces the config's wasm32 flags (a target env var would be
     // merged with them), so they are repeated here without `+simd128`.
-    const config = readFileSync(join(root, 'pkg-template/cargo-config.toml'), 'utf8');
-    const flags = [...config.match(/rustflags = \[([^\]]*)\]/)[1].matchAll(/"([^"]+)"/g)].map((m) => m[1].replace(',+simd128', ''));
+    const flags = wasm32Rustflags().map((f) => f.replace(',+simd128', ''));
     build({ crateDir: root, outDir: 'target/no-simd/wasm', features: 'demo-rayon,worker-alloc',
       env: { ...env, RUSTFLAGS: flags.join(' '), CARGO_TARGET_DIR: join(root, 'target/no-simd/cargo') } });
   } else {

@@ -42,6 +42,7 @@ pub(crate) mod growth;
 mod image;
 mod js;
 mod jsfn;
+mod rust_task;
 #[cfg(feature = "worker-alloc")]
 pub(crate) mod worker_alloc;
 

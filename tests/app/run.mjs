@@ -13,14 +13,12 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync, rmSync, mkdirSync, ch
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { wasm32Rustflags } from '../../pkg-template/build.mjs';
+import { toolchainEnv } from '../../scripts/toolchain.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const app = mkdtempSync(join(tmpdir(), 'ringpool-app-'));
-const toolchainEnv = {};
-try {
-  for (const m of readFileSync(join(repo, 'target/toolchain.env'), 'utf8').matchAll(/^export (\w+)=(.*)$/gm)) toolchainEnv[m[1]] = m[2];
-} catch { /* rustup's nightly */ }
-const baseEnv = { ...process.env, ...toolchainEnv, CARGO_TARGET_DIR: join(repo, 'target/app') };
+const baseEnv = { ...process.env, ...toolchainEnv(), CARGO_TARGET_DIR: join(repo, 'target/app') };
 
 let failed = 0;
 const report = (ok, what, detail = '') => {
@@ -100,8 +98,7 @@ chmodSync(join(fakeBin, 'wasm-bindgen'), 0o755);
 oneLine(build({ ...baseEnv, PATH: `${fakeBin}:${baseEnv.PATH}` }), /wasm-bindgen CLI 0\.2\.99 does not match .*cargo install wasm-bindgen-cli --version/, 'a wasm-bindgen CLI of another version');
 
 // 4. Mistakes that build: the running module says what is wrong. Debug builds (no wasm-opt).
-const flags = readFileSync(join(repo, 'pkg-template/cargo-config.toml'), 'utf8').match(/rustflags = \[([^\]]*)\]/)[1];
-const all = [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+const all = wasm32Rustflags();
 const linkArgs = all.filter((f) => f.startsWith('-Clink-arg='));
 const variants = [
   {

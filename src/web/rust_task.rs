@@ -1,0 +1,117 @@
+//! Tasks made by Rust for `pool.trySubmit`: [`Task`] (your crate's `#[wasm_bindgen]`
+//! functions return one), and the package's `diagnostics.*` tasks built with it.
+
+use super::jsfn::{self, JsOutcome};
+use crate::value::Value;
+use wasm_bindgen::prelude::*;
+
+/// What a Rust-made task runs on a worker.
+pub(super) type RustBody = Box<dyn FnOnce() -> JsOutcome + Send>;
+
+/// A task made by Rust (`diagnostics.*`, `image.*`, or your own crate) for `pool.trySubmit`.
+/// Submitting it consumes it.
+#[wasm_bindgen]
+pub struct Task {
+    pub(super) body: RustBody,
+}
+
+impl Task {
+    /// Wraps a closure as a JS-submittable task; its [`Value`] is what the promise gets.
+    pub fn new(f: impl FnOnce() -> Value + Send + 'static) -> Task {
+        Task { body: Box::new(move || JsOutcome::Returned(f())) }
+    }
+
+    /// A task whose result is any `T: Serialize`: a worker runs `f`, and the thread that owns
+    /// the pool turns the `T` into a JS value with serde-wasm-bindgen (JSON-compatible: structs
+    /// and maps become plain objects, `Option::None` becomes `null`) when it settles the promise.
+    /// A panic in `f` rejects with `PanicError`; a `T` that cannot be serialized rejects with
+    /// serde-wasm-bindgen's `Error`.
+    ///
+    /// ```no_run
+    /// use ringpool::web::Task;
+    /// use wasm_bindgen::prelude::*;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Args { values: Vec<f64>, scale: f64 }
+    ///
+    /// #[derive(serde::Serialize)]
+    /// struct Scaled { values: Vec<f64>, sum: f64 }
+    ///
+    /// /// JS: `await pool.trySubmit(scale({ values: [1, 2], scale: 2 }))`
+    /// #[wasm_bindgen]
+    /// pub fn scale(input: JsValue) -> Result<Task, JsValue> {
+    ///     let args: Args = serde_wasm_bindgen::from_value(input)?; // on the caller's thread
+    ///     Ok(Task::serde(move || {
+    ///         let values: Vec<f64> = args.values.iter().map(|v| v * args.scale).collect();
+    ///         Scaled { sum: values.iter().sum(), values }
+    ///     }))
+    /// }
+    /// ```
+    pub fn serde<T, F>(f: F) -> Task
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: serde::Serialize + Send + 'static,
+    {
+        struct Serde<T>(T);
+        impl<T: serde::Serialize + Send> jsfn::IntoJs for Serde<T> {
+            fn into_js(self: Box<Self>) -> Result<JsValue, JsValue> {
+                let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+                self.0.serialize(&serializer).map_err(JsValue::from)
+            }
+        }
+        Task { body: Box::new(move || JsOutcome::Local(Box::new(Serde(f())))) }
+    }
+}
+
+/// A task that panics with `message` (to test error handling).
+#[wasm_bindgen(js_name = diagnosticsPanic)]
+pub fn diagnostics_panic(message: String) -> Task {
+    Task::new(move || panic!("{message}"))
+}
+
+/// A task that traps (crashes its worker; the pool replaces it).
+#[wasm_bindgen(js_name = diagnosticsTrap)]
+pub fn diagnostics_trap() -> Task {
+    Task::new(|| core::arch::wasm32::unreachable())
+}
+
+/// A task that busy-waits for `ms` milliseconds (or until cancelled) and returns the time it
+/// spun.
+#[wasm_bindgen(js_name = diagnosticsSpin)]
+pub fn diagnostics_spin(ms: f64) -> Task {
+    Task::serde(move || {
+        let start = js_sys::Date::now();
+        while js_sys::Date::now() - start < ms && !crate::is_cancelled() {
+            std::hint::spin_loop();
+        }
+        js_sys::Date::now() - start
+    })
+}
+
+/// A task that allocates and fills `bytes` bytes of the shared memory (infallibly, as any Rust
+/// code does) and returns how many: past what the memory can hold it rejects with
+/// `OutOfMemoryError` and the worker lives on (`src/memory.rs`).
+#[wasm_bindgen(js_name = diagnosticsAlloc)]
+pub fn diagnostics_alloc(bytes: f64) -> Task {
+    let bytes = bytes.max(0.0).min(usize::MAX as f64) as usize;
+    Task::serde(move || {
+        let block = vec![1u8; bytes];
+        block.iter().map(|&b| b as f64).sum::<f64>()
+    })
+}
+
+/// A task that does nothing (for overhead measurements).
+#[wasm_bindgen(js_name = diagnosticsNoop)]
+pub fn diagnostics_noop() -> Task {
+    Task::new(|| Value::Undefined)
+}
+
+/// The index and incarnation id of the worker that runs it: `"index:id"`.
+#[wasm_bindgen(js_name = diagnosticsWorker)]
+pub fn diagnostics_worker() -> Task {
+    Task::serde(|| {
+        let index = crate::worker_index().unwrap_or(usize::MAX);
+        let id = crate::worker_id().unwrap_or(0);
+        format!("{index}:{id}")
+    })
+}
