@@ -34,7 +34,10 @@ test('every kernel gives the same bytes in 9-row bands on 2 workers as in one ba
     const reports = await Promise.all(tiles);
     assert.equal(image.checksum(banded), image.checksum(whole), name);
     assert.notEqual(image.checksum(whole), image.checksum(src), `${name} changed the image`);
-    for (const r of reports) assert.ok(r.worker >= 0 && r.worker < 2 && r.end >= r.start, JSON.stringify(r));
+    for (const r of reports) {
+      assert.ok(r.worker >= 0 && r.worker < 2, `worker index: ${JSON.stringify(r)}`);
+      assert.ok(r.end >= r.start, `the tile ends after it starts: ${JSON.stringify(r)}`);
+    }
   }
   assertInvariant(pool);
   await pool.shutdown();
