@@ -7,11 +7,12 @@ import os from 'node:os';
 import Piscina from 'piscina';
 import Tinypool from 'tinypool';
 import workerpool from 'workerpool';
-import { Pool, diagnostics } from '../pkg/index.js';
 import { noop, cpu, bytes, record } from './tasks.mjs';
 import { closedLoop, median, pct, warnIfStale } from './harness.mjs';
 
-await warnIfStale(['pkg']);
+// PKG=path/to/index.js runs another build (an A/B in one sitting), as bench/admission.mjs.
+if (!process.env.PKG) await warnIfStale(['pkg']);
+const { Pool, diagnostics } = await import(process.env.PKG ?? '../pkg/index.js');
 
 const CORES = os.availableParallelism();
 const ROUNDS = Number(process.env.ROUNDS ?? 5);

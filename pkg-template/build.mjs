@@ -12,7 +12,7 @@
 //    `cargo-config.toml` (the one list of them).
 // 3. `wasm-bindgen --target web`, then `wasm-opt -O3` from the npm `binaryen` package (Debian's
 //    wasm-opt 108 breaks unwinding; wasm-pack would download another).
-// 4. The entry: `index.js`, `index.d.ts` and `worker.js` from this folder, pointed at the
+// 4. The entry: `index.js`, `index.d.ts`, `worker.js` and `pool-api.js` from this folder, pointed at the
 //    crate's glue. A crate other than ringpool gets `Pool`, `Task`, the error classes,
 //    `diagnostics`, `memoryBytes`, `wasmMemory` and its own `#[wasm_bindgen]` exports, and none
 //    of ringpool's internal ones.
@@ -92,14 +92,14 @@ const isRingpoolExport = (name) => RINGPOOL_EXPORTS.has(name) || /^(diagnostics|
 function writeEntry(out, name, isRingpool) {
   const dts = readFileSync(join(out, `${name}.d.ts`), 'utf8');
   const own = [...dts.matchAll(/^export (?:declare )?(?:function|class|const|enum) (\w+)/gm)].map((m) => m[1]).filter((n) => !isRingpoolExport(n));
-  for (const file of ['index.js', 'index.d.ts', 'worker.js']) {
+  for (const file of ['index.js', 'index.d.ts', 'worker.js', 'pool-api.js']) {
     let text = readFileSync(join(here, file), 'utf8');
     if (!isRingpool) {
       // The image kernels are the npm package's own (the `image` feature); a crate has its own.
       text = text.replace(/\n\/\/ >>> ringpool package only[\s\S]*?\/\/ <<< ringpool package only\n/g, '\n');
       text = text.replaceAll('./ringpool.js', `./${name}.js`).replaceAll('./ringpool_bg.wasm', `./${name}_bg.wasm`);
       text = text.replace(/^\/\/ (Entry|Types) of the `ringpool` npm package/m, `// $1 of ${name}, built on ringpool by ringpool-build`);
-      if (file !== 'worker.js' && own.length) text += `\n// ${name}'s own exports.\nexport { ${own.join(', ')} } from './${name}.js';\n`;
+      if (file.startsWith('index.') && own.length) text += `\n// ${name}'s own exports.\nexport { ${own.join(', ')} } from './${name}.js';\n`;
     }
     writeFileSync(join(out, file), text);
   }

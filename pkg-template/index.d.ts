@@ -19,11 +19,21 @@ export interface ShutdownOptions {
   force?: boolean;
 }
 
+/** Which lane a task waits in: a worker takes the oldest task of the highest level present. */
+export type Priority = 'high' | 'normal' | 'low';
+
 export interface SubmitOptions {
   /** Aborting it settles the task at once with `signal.reason`; a queued body never runs. */
   signal?: AbortSignal;
   /** Milliseconds covering queue time plus run time; then the task rejects with `TimeoutError`. */
   timeout?: number;
+  /** Default `'normal'`. Strict: nothing ages, so a stream of `'high'` tasks holds `'low'` ones back. */
+  priority?: Priority;
+}
+
+export interface MapOptions extends SubmitOptions {
+  /** `true` (default): results in input order; `false`: in completion order. */
+  ordered?: boolean;
 }
 
 /** Element types `pool.alloc` can back with pool memory. */
@@ -43,9 +53,13 @@ export interface TaskContext {
   isCancelled(): boolean;
   /** Aborts then, while the task awaits (an event loop turn is needed to deliver the event). */
   readonly signal: AbortSignal;
+  /** The index (`0 .. workers - 1`) of the worker running the task; a replaced worker keeps it. */
+  readonly workerIndex: number;
 }
 
-export type TaskLike<A extends unknown[], R> = ((this: TaskContext, ...args: A) => R | Promise<R>) | Task<R>;
+/** A task function (sent as source). */
+export type TaskLikeFn<A extends unknown[], R> = (this: TaskContext, ...args: A) => R | Promise<R>;
+export type TaskLike<A extends unknown[], R> = TaskLikeFn<A, R> | Task<R>;
 
 /** One `submitAll` item: a task, or a task and its arguments. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -71,10 +85,17 @@ export type CheckedItem<I> =
     : I extends (...args: infer P) => any ? (P extends [] ? I : never)
     : I;
 
+/** Durations in ms over the pool's tasks (log buckets: percentiles within 1/16, never above `max`). */
+export interface TimeStats { count: number; mean: number; p50: number; p90: number; p99: number; max: number; }
+
 export interface PoolStats {
   workers: number; queueCapacity: number; queued: number; running: number;
   accepted: number; rejected: number; completed: number; failed: number;
   panicked: number; crashed: number; cancelled: number; timedOut: number;
+  /** From a body's start to its return (every body that ran). */
+  runTime: TimeStats;
+  /** From admission to the start of the body (every task a worker started). */
+  waitTime: TimeStats;
 }
 
 /** A task made by Rust (`image.*`, `diagnostics.*` or your own crate); consumed when submitted. `R`: what it resolves with. */
@@ -111,11 +132,30 @@ export declare class Pool {
    * items wake this thread once (when the last settles or one fails), not once each.
    */
   submitAll<const T extends readonly BatchItem[]>(items: { readonly [K in keyof T]: CheckedItem<T[K]> }, options?: SubmitOptions): Promise<{ -readonly [K in keyof T]: BatchResult<T[K]> }>;
+  /**
+   * One task `task(input)` per input, results as they come: in input order, or with
+   * `ordered: false` in completion order. Inputs are pulled lazily, at most
+   * `workers + queueCapacity` ahead of what was yielded. Leaving the loop early, a task failure
+   * (thrown from the loop) or the signal cancels the map's tasks not yet started. Bad arguments
+   * throw here, a `TypeError`/`RangeError` naming them.
+   */
+  map<I, R>(task: (this: TaskContext, input: I) => R | Promise<R>, inputs: Iterable<I> | AsyncIterable<I>, options?: MapOptions): AsyncGenerator<Awaited<R>, void, undefined>;
+  map(task: string, inputs: Iterable<unknown> | AsyncIterable<unknown>, options?: MapOptions): AsyncGenerator<unknown, void, undefined>;
+  /**
+   * Runs the task exactly once on every worker, each before that worker takes another queued
+   * task (to load a model or warm a cache in module state); result `i` comes from worker `i`.
+   * Rejects with the first failure; the pool keeps working.
+   */
+  broadcast<R>(task: TaskLikeFn<[], R>, args?: []): Promise<Awaited<R>[]>;
+  broadcast<A extends unknown[], R>(task: TaskLikeFn<A, R>, args: A): Promise<Awaited<R>[]>;
+  broadcast(task: string, args?: unknown[]): Promise<unknown[]>;
   /** A typed array in pool memory: crosses to tasks by reference (zero copy). */
   alloc<C extends PoolArrayConstructor>(ctor: C, length: number): InstanceType<C>;
   /** Returns an `alloc` view; it must not be used afterwards. */
   free(view: ArrayBufferView): void;
   shutdown(options?: ShutdownOptions): Promise<void>;
+  /** `shutdown()`, for `await using pool = await Pool.create()` (TypeScript: lib `esnext.disposable`). */
+  [Symbol.asyncDispose](): Promise<void>;
   stats(): PoolStats;
   memoryBytes(): number;
   free(): void;

@@ -1,6 +1,7 @@
 // Entry of the `ringpool` npm package: loads the shared-memory wasm once (top-level await),
 // then re-exports the API. Workers start from `worker.js`, not this file.
 import * as glue from './ringpool.js';
+import { extendPool } from './pool-api.js';
 
 const isNode = typeof process === 'object' && process?.versions?.node != null;
 const wasmUrl = new URL('./ringpool_bg.wasm', import.meta.url);
@@ -27,11 +28,14 @@ glue.__setWorkerScript(
   () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'ringpool:worker' }),
 );
 
+const errors = glue.errorClasses();
 export const {
   RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError,
   OutOfMemoryError,
-} = glue.errorClasses();
+} = errors;
 
+// `pool.map` and `pool[Symbol.asyncDispose]` are written in JS (pool-api.js).
+extendPool(glue.Pool, errors);
 export const Pool = glue.Pool;
 export const Task = glue.Task;
 export const memoryBytes = glue.memoryBytes;

@@ -1,34 +1,141 @@
-//! The ring plus the sleep/wake protocol between submitters and workers.
+//! The queue as workers see it — three priority lanes and one mailbox per worker — plus the
+//! sleep/wake protocol between submitters and workers.
 //!
-//! Workers sleep on one [`Futex`] (the *bell*) and announce themselves in `sleepers` first;
-//! a submitter only touches the bell when somebody sleeps, so a busy pool pays no wake-up cost.
-//! The protocol is the classic event count (see `src/README.md`):
+//! **Lanes.** One [`Ring`] per [`Priority`], each with `capacity` slots; `len` counts what is
+//! reserved or waiting in all three, and admission only proceeds while `len < capacity`, so
+//! `queueCapacity` bounds the levels together and a lane's own ring is never the one that is
+//! full. A worker takes from its mailbox first, then the oldest item of the highest non-empty
+//! lane (FIFO within a lane). The `Normal` lane's closed bit is the queue's: the other lanes
+//! are made on first use (a pool that never uses them pays a pointer each), and a push into
+//! them checks that bit after reserving its place.
+//!
+//! **Mailboxes** hold items for one worker alone (`broadcast` copies), made on the first
+//! broadcast. A broadcast reserves a place in every mailbox before it pushes any, so it is
+//! admitted whole or not at all.
+//!
+//! **Sleep/wake.** Workers sleep on one [`Futex`] (the *bell*) and announce themselves in
+//! `sleepers` first; a submitter only touches the bell when somebody sleeps, so a busy pool
+//! pays no wake-up cost. The protocol is the classic event count (see `src/README.md`):
 //!
 //! ```text
 //!   worker                                  submitter
-//!   seen = bell                             ring.try_push(v)
+//!   seen = bell                             len += 1; lane.try_push(v)
 //!   sleepers += 1            (SeqCst)       fence(SeqCst)
-//!   if ring empty && open:                  if sleepers > 0:
-//!       bell.wait(seen)                         bell += 1; notify(1)
+//!   if len == 0 && mine == 0 && open:       if sleepers > 0:
+//!       bell.wait(seen)                         bell += 1; notify(1, or all for a broadcast)
 //!   sleepers -= 1
 //! ```
 //!
-//! Either the worker's re-check sees the new item, or the submitter sees `sleepers > 0` and
+//! Either the worker's re-check sees the reservation, or the submitter sees `sleepers > 0` and
 //! bumps the bell, so `wait(seen)` returns at once or is woken: no lost wake-up. Nothing here
 //! blocks a submitter, so it is safe on a browser main thread.
 
-use crate::ring::{PushError, Ring};
-use crate::sync::{fence, AtomicU32, Ordering, Futex};
+use crate::ring::{CachePadded, CapacityError, PushError, Ring};
+use crate::sync::{fence, AtomicPtr, AtomicU32, AtomicUsize, Futex, Ordering};
 
-/// How many times an idle worker polls the ring before it sleeps (see `spin_until_work`):
+/// How many times an idle worker polls the queue before it sleeps (see `spin_until_work`):
 /// the first idle worker polls long, the others briefly.
 #[cfg(not(loom))]
 const SPIN_POLLS: u32 = 512;
 #[cfg(not(loom))]
 const LEAD_SPIN_POLLS: u32 = 2048;
 
+/// Broadcast copies that may wait for one worker at once; one more is refused as a full queue.
+pub const MAILBOX_CAPACITY: usize = 16;
+
+/// Which lane a task waits in. A worker taking its next task takes the oldest task of the
+/// highest level present. Nothing ages: a steady stream of `High` tasks keeps `Low` ones
+/// waiting for as long as it lasts (strict priority; see README "Priorities").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Priority {
+    /// Taken before every `Normal` and `Low` task.
+    High,
+    /// The default.
+    #[default]
+    Normal,
+    /// Taken only when no `High` or `Normal` task waits.
+    Low,
+}
+
+/// A value made on first use by whichever thread needs it first (lock-free: a thread that
+/// loses the race to install its value drops it), then never moved until the owner drops.
+struct Lazy<V> {
+    ptr: AtomicPtr<V>,
+}
+
+impl<V> Lazy<V> {
+    fn new() -> Self {
+        Lazy { ptr: AtomicPtr::new(std::ptr::null_mut()) }
+    }
+
+    fn get(&self) -> Option<&V> {
+        // SeqCst, as `len` and the closed bit are: a worker that sees a reservation in a
+        // mailbox must also see the mailbox (tests/loom.rs found the Acquire version exit early).
+        let p = self.ptr.load(Ordering::SeqCst);
+        // SAFETY: a non-null pointer was installed from `Box::into_raw` and stays valid until
+        // `self` is dropped.
+        (!p.is_null()).then(|| unsafe { &*p })
+    }
+
+    fn get_or_init(&self, make: impl FnOnce() -> V) -> &V {
+        if let Some(v) = self.get() {
+            return v;
+        }
+        let new = Box::into_raw(Box::new(make()));
+        match self.ptr.compare_exchange(std::ptr::null_mut(), new, Ordering::SeqCst, Ordering::SeqCst) {
+            // SAFETY: just installed; valid until `self` is dropped.
+            Ok(_) => unsafe { &*new },
+            Err(current) => {
+                // SAFETY: `new` lost the race and was never shared; `current` is installed.
+                drop(unsafe { Box::from_raw(new) });
+                unsafe { &*current }
+            }
+        }
+    }
+}
+
+impl<V> Drop for Lazy<V> {
+    fn drop(&mut self) {
+        let p = self.ptr.load(Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: installed from `Box::into_raw`, and `&mut self` means nobody else uses it.
+            drop(unsafe { Box::from_raw(p) });
+        }
+    }
+}
+
+/// One worker's own items.
+struct Mailbox<T> {
+    ring: Ring<T>,
+    /// Reserved or waiting items; raised before a push, lowered after a pop. Never above the
+    /// ring's capacity, so pushes into a reserved place cannot fail.
+    len: CachePadded<AtomicUsize>,
+}
+
+/// Why a broadcast was refused (its values were dropped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BroadcastError {
+    /// Some worker's mailbox has [`MAILBOX_CAPACITY`] items waiting.
+    Full,
+    /// Admission is closed.
+    Closed,
+}
+
 pub struct Dispatch<T> {
-    pub(crate) ring: Ring<T>,
+    /// The default lane; its closed bit is the whole queue's.
+    normal: Ring<T>,
+    /// The other lanes, `capacity` slots each, made on first use.
+    high: Lazy<Ring<T>>,
+    low: Lazy<Ring<T>>,
+    /// Items reserved or waiting in the lanes: raised before a push, lowered after a pop or a
+    /// refused push. Invariant: `len >= items in the lanes`, and admission keeps it
+    /// `<= capacity`.
+    len: CachePadded<AtomicUsize>,
+    capacity: usize,
+    /// One per worker, taken before the lanes; made on the first broadcast.
+    mailboxes: Lazy<Vec<Mailbox<T>>>,
+    workers: usize,
+    mailbox_capacity: usize,
     /// Workers sleep on it; bumped by a submitter that saw `sleepers > 0`, and by `close`.
     bell: Futex,
     /// Workers between announcing themselves and waking up.
@@ -39,49 +146,211 @@ pub struct Dispatch<T> {
 }
 
 impl<T> Dispatch<T> {
-    pub fn new(ring: Ring<T>) -> Self {
-        Dispatch {
-            ring,
+    /// A queue of `capacity` places across the lanes, and `workers` mailboxes of
+    /// `mailbox_capacity` places each.
+    pub fn new(capacity: usize, workers: usize, mailbox_capacity: usize) -> Result<Self, CapacityError> {
+        Ring::<T>::new(mailbox_capacity)?;
+        Ok(Dispatch {
+            normal: Ring::new(capacity)?,
+            high: Lazy::new(),
+            low: Lazy::new(),
+            len: CachePadded(AtomicUsize::new(0)),
+            capacity,
+            mailboxes: Lazy::new(),
+            workers,
+            mailbox_capacity,
             bell: Futex::new(0),
             sleepers: AtomicU32::new(0),
             #[cfg(not(loom))]
             spinners: AtomicU32::new(0),
-        }
+        })
+    }
+
+    /// Queue places across all lanes.
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// Admission: lock-free, never waits; wakes one sleeping worker if there is one.
-    pub fn try_push(&self, value: T) -> Result<(), PushError<T>> {
-        self.ring.try_push(value)?;
-        fence(Ordering::SeqCst);
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
-            self.bell.bump_and_wake(1);
+    pub fn try_push(&self, value: T, priority: Priority) -> Result<(), PushError<T>> {
+        let mut n = self.len.0.load(Ordering::SeqCst);
+        loop {
+            if n >= self.capacity {
+                // A closed queue says so even when it is also full.
+                return Err(if self.is_closed() { PushError::Closed(value) } else { PushError::Full(value) });
+            }
+            match self.len.0.compare_exchange_weak(n, n + 1, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => break,
+                Err(now) => n = now,
+            }
         }
+        // Reservation, then the closed bit; a worker reads them the other way round (`next`).
+        // The fences make that a Dekker pair even where SeqCst accesses alone are modelled as
+        // acquire/release (loom).
+        if priority != Priority::Normal {
+            fence(Ordering::SeqCst);
+        }
+        let pushed = match priority {
+            Priority::Normal => self.normal.try_push(value),
+            // Their rings are never closed: the queue's closed bit is checked after reserving,
+            // so a worker that saw the close also sees `len` and stays for the item.
+            _ if self.is_closed() => Err(PushError::Closed(value)),
+            Priority::High => self.lane(&self.high).try_push(value),
+            Priority::Low => self.lane(&self.low).try_push(value),
+        };
+        if let Err(e) = pushed {
+            self.len.0.fetch_sub(1, Ordering::SeqCst);
+            return Err(e);
+        }
+        self.wake(1);
         Ok(())
     }
 
-    /// Worker side: the next item, sleeping while the ring is empty and open. `None` once the
-    /// ring is closed and drained: the worker should exit.
-    pub fn next(&self) -> Option<T> {
+    fn lane<'a>(&self, lazy: &'a Lazy<Ring<T>>) -> &'a Ring<T> {
+        lazy.get_or_init(|| Ring::new(self.capacity).expect("the normal lane has this capacity"))
+    }
+
+    /// Makes the lane of `priority` and the mailboxes now, if they do not exist yet (so that a
+    /// caller can make them where running out of memory is handled).
+    pub fn prepare(&self, priority: Priority, broadcast: bool) {
+        match priority {
+            Priority::High => drop(self.lane(&self.high)),
+            Priority::Low => drop(self.lane(&self.low)),
+            Priority::Normal => {}
+        }
+        if broadcast {
+            self.boxes();
+        }
+    }
+
+    fn boxes(&self) -> &[Mailbox<T>] {
+        self.mailboxes.get_or_init(|| {
+            (0..self.workers)
+                .map(|_| Mailbox {
+                    ring: Ring::new(self.mailbox_capacity).expect("checked in new"),
+                    len: CachePadded(AtomicUsize::new(0)),
+                })
+                .collect()
+        })
+    }
+
+    /// Admits `values[i]` into worker `i`'s mailbox, for every worker, or none of them (then
+    /// the values are dropped). `values.len()` must be the worker count.
+    pub fn try_broadcast(&self, values: Vec<T>) -> Result<(), BroadcastError> {
+        let boxes = self.boxes();
+        debug_assert_eq!(values.len(), boxes.len());
+        let release = |upto: usize| {
+            for m in &boxes[..upto] {
+                m.len.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        };
+        for (i, m) in boxes.iter().enumerate() {
+            let mut n = m.len.0.load(Ordering::SeqCst);
+            loop {
+                if n >= m.ring.capacity() {
+                    release(i);
+                    return Err(if self.is_closed() { BroadcastError::Closed } else { BroadcastError::Full });
+                }
+                match m.len.0.compare_exchange_weak(n, n + 1, Ordering::SeqCst, Ordering::SeqCst) {
+                    Ok(_) => break,
+                    Err(now) => n = now,
+                }
+            }
+        }
+        // Checked after reserving: a worker that saw the close then sees the reservation and
+        // stays to take it (see `next`), and one that did not see it will see the items.
+        fence(Ordering::SeqCst);
+        if self.is_closed() {
+            release(boxes.len());
+            return Err(BroadcastError::Closed);
+        }
+        for (m, v) in boxes.iter().zip(values) {
+            if m.ring.try_push(v).is_err() {
+                unreachable!("a reserved mailbox place is free: len never exceeds the capacity");
+            }
+        }
+        self.wake(crate::sync::WAKE_ALL);
+        Ok(())
+    }
+
+    /// After a push: wakes `n` sleepers if there are any.
+    fn wake(&self, n: u32) {
+        fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            self.bell.bump_and_wake(n);
+        }
+    }
+
+    /// Takes worker `index`'s next item without waiting: its mailbox first, then the lanes,
+    /// highest first. Any thread may take from the lanes (`usize::MAX`: no mailbox).
+    pub fn pop(&self, index: usize) -> Option<T> {
+        if let Some(m) = self.mailbox(index) {
+            if m.len.0.load(Ordering::SeqCst) > 0 {
+                if let Some(v) = m.ring.pop() {
+                    m.len.0.fetch_sub(1, Ordering::SeqCst);
+                    return Some(v);
+                }
+            }
+        }
+        // The other lanes are looked at before popping: an empty `pop` costs a fence.
+        let high = self.high.get().filter(|r| !r.is_empty());
+        let low = || self.low.get().filter(|r| !r.is_empty());
+        let v = high.and_then(Ring::pop).or_else(|| self.normal.pop()).or_else(|| low().and_then(Ring::pop))?;
+        self.len.0.fetch_sub(1, Ordering::SeqCst);
+        Some(v)
+    }
+
+    fn mailbox(&self, index: usize) -> Option<&Mailbox<T>> {
+        self.mailboxes.get().and_then(|b| b.get(index))
+    }
+
+    /// Takes an item from worker `index`'s mailbox only (forced shutdown empties them).
+    pub fn pop_mailbox(&self, index: usize) -> Option<T> {
+        let m = self.mailbox(index)?;
+        let v = m.ring.pop()?;
+        m.len.0.fetch_sub(1, Ordering::SeqCst);
+        Some(v)
+    }
+
+    /// Whether worker `index` has nothing to take (a snapshot).
+    fn idle(&self, index: usize) -> bool {
+        self.len.0.load(Ordering::SeqCst) == 0 && self.mailbox(index).is_none_or(|m| m.len.0.load(Ordering::SeqCst) == 0)
+    }
+
+    /// Worker side: worker `index`'s next item, sleeping while there is none and admission is
+    /// open. `None` once admission is closed and nothing is left for it: the worker should exit.
+    pub fn next(&self, index: usize) -> Option<T> {
         loop {
-            if let Some(v) = self.ring.pop() {
+            if let Some(v) = self.pop(index) {
                 return Some(v);
             }
-            if self.ring.is_closed() && self.ring.is_empty() {
-                return None;
+            // `len` and the mailbox count cover reservations, so a push that is under way
+            // keeps the worker here until it lands (or is refused and released).
+            if self.is_closed() {
+                // Pairs with the fence between a reservation and its closed check.
+                fence(Ordering::SeqCst);
+                if self.idle(index) {
+                    return None;
+                }
             }
-            if self.spin_until_work() {
+            if self.spin_until_work(index) {
                 continue;
             }
             let seen = self.bell.load();
             self.sleepers.fetch_add(1, Ordering::SeqCst);
-            if self.ring.is_empty() && !self.ring.is_closed() {
+            let idle = self.idle(index);
+            if idle && !self.is_closed() {
                 self.bell.wait(seen);
             }
             self.sleepers.fetch_sub(1, Ordering::SeqCst);
+            if !idle {
+                // A place is reserved and its push not done yet: let the pusher run.
+                crate::sync::spin_hint();
+            }
         }
     }
 
-    /// Polls the ring a little (a few µs) before going to sleep: in a stream of short tasks the
+    /// Polls the queue a little (a few µs) before going to sleep: in a stream of short tasks the
     /// next one usually arrives within microseconds, and a worker that is still awake then costs
     /// the submitter no `notify` and itself no futex round trip. `true` if work (or close)
     /// showed up. Measured (`target`-free no-op loop, Node, 2 workers, 64 in flight): ~99k
@@ -89,7 +358,7 @@ impl<T> Dispatch<T> {
     /// spins take CPU from the submitting thread on a 2-core machine). Only the first idle
     /// worker polls long (`LEAD_SPIN_POLLS`, ~4× the time): A/B on fresh pools, 1.05–1.08×
     /// tasks/s and 5–9 % less CPU per task than every worker polling 512 times.
-    fn spin_until_work(&self) -> bool {
+    fn spin_until_work(&self, index: usize) -> bool {
         #[cfg(not(loom))]
         {
             // One idle worker at a time polls long: it catches the next submission without a
@@ -98,7 +367,7 @@ impl<T> Dispatch<T> {
             let polls = if lead { LEAD_SPIN_POLLS } else { SPIN_POLLS };
             let mut found = false;
             for i in 0..polls {
-                if !self.ring.is_empty() || self.ring.is_closed() {
+                if !self.idle(index) || self.is_closed() {
                     found = true;
                     break;
                 }
@@ -110,13 +379,22 @@ impl<T> Dispatch<T> {
             found
         }
         #[cfg(loom)]
-        false
+        {
+            let _ = index;
+            false
+        }
     }
 
-    /// Closes admission and wakes every sleeper so workers can drain and exit.
+    /// Closes admission and wakes every sleeper so workers can drain and exit. `true` for the
+    /// call that closed it.
     pub fn close(&self) -> bool {
-        let first = self.ring.close();
+        let first = self.normal.close();
         self.bell.bump_and_wake(crate::sync::WAKE_ALL);
         first
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.normal.is_closed()
     }
 }

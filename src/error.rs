@@ -64,6 +64,16 @@ impl<F> SubmitError<F> {
             SubmitError::OutOfMemory(f, _) => f,
         }
     }
+
+    /// The same refusal, holding `op(value)` instead.
+    pub fn map<G>(self, op: impl FnOnce(F) -> G) -> SubmitError<G> {
+        match self {
+            SubmitError::QueueFull(f) => SubmitError::QueueFull(op(f)),
+            SubmitError::Closed(f) => SubmitError::Closed(op(f)),
+            SubmitError::Cancelled(f) => SubmitError::Cancelled(op(f)),
+            SubmitError::OutOfMemory(f, oom) => SubmitError::OutOfMemory(op(f), oom),
+        }
+    }
 }
 
 impl<F> fmt::Debug for SubmitError<F> {

@@ -31,6 +31,8 @@ mod batch;
 mod cancel;
 mod dispatch;
 #[cfg(not(loom))]
+mod histogram;
+#[cfg(not(loom))]
 mod error;
 #[cfg(not(loom))]
 pub mod memory;
@@ -60,13 +62,17 @@ pub use cancel::CancelToken;
 #[cfg(not(loom))]
 pub use error::{BuildError, OutOfMemory, ShutdownTimeout, SubmitError, TaskError};
 #[cfg(not(loom))]
-pub use pool::{live_worker_threads, worker_id, worker_index, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
+pub use pool::{live_worker_threads, worker_id, worker_index, BroadcastHandle, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
+#[cfg(not(loom))]
+pub use dispatch::{Priority, MAILBOX_CAPACITY};
+#[cfg(not(loom))]
+pub use histogram::TimeStats;
 #[cfg(not(loom))]
 pub use task::{is_cancelled, TaskHandle};
 
 #[cfg(loom)]
 #[doc(hidden)]
-pub use dispatch::Dispatch;
+pub use dispatch::{Dispatch, Priority};
 #[cfg(loom)]
 #[doc(hidden)]
 pub use {completion::Completions, sync::Futex};

@@ -36,6 +36,12 @@ pub(crate) fn all_workers_exited(shared: &Shared) {
     shared.wake_shutdown_waiters();
 }
 
+/// Microseconds on a clock every thread shares (task wait and run times).
+pub(crate) fn now_us() -> u64 {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_micros() as u64
+}
+
 pub(crate) type Deadline = Instant;
 
 #[derive(Clone)]

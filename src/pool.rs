@@ -4,9 +4,10 @@
 
 use crate::backend;
 use crate::cancel::CancelToken;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{BroadcastError, Dispatch, Priority, MAILBOX_CAPACITY};
+use crate::histogram::{PoolTimes, TimeStats};
 use crate::error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
-use crate::ring::{PushError, Ring};
+use crate::ring::PushError;
 use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
 use crate::task::{Outcome, Output, Phase, Runnable, Task, TaskHandle};
 use std::future::Future;
@@ -29,6 +30,8 @@ pub struct TaskOptions {
     pub cancel: Option<CancelToken>,
     /// Queue time plus run time; when it passes the task settles with [`TaskError::TimedOut`].
     pub timeout: Option<Duration>,
+    /// Which lane it waits in: a worker takes the oldest task of the highest level present.
+    pub priority: Priority,
 }
 
 /// A snapshot of the pool's counters. After the pool is quiet,
@@ -61,6 +64,11 @@ pub struct Stats {
     pub cancelled: u64,
     /// Of `failed`: its deadline passed ([`TaskError::TimedOut`]).
     pub timed_out: u64,
+    /// How long bodies ran, from start to return (every body that started and returned,
+    /// threw or panicked, also when cancellation settled its task first).
+    pub run_time: TimeStats,
+    /// How long tasks waited from admission until a worker started them.
+    pub wait_time: TimeStats,
 }
 
 #[derive(Default)]
@@ -114,11 +122,14 @@ pub(crate) struct WorkerSlot {
     /// worker holds the lock only to set or clear it; the owner thread (possibly a browser main
     /// thread, where a contended lock would trap) only ever uses `try_lock`.
     current: Mutex<Option<TaskRef>>,
+    /// When the current body started (µs on the back end's clock); kept here, not on the
+    /// stack, because an async JS body finishes in a later call (`Shared::resume`).
+    started_us: AtomicU64,
 }
 
 impl WorkerSlot {
     fn new() -> Self {
-        WorkerSlot { current: Mutex::new(None) }
+        WorkerSlot { current: Mutex::new(None), started_us: AtomicU64::new(0) }
     }
 
     fn set(&self, task: &TaskRef) {
@@ -171,6 +182,7 @@ pub(crate) struct Shared {
     /// Set by `shutdown_now`: everything still queued or running is settled as closed.
     forced: AtomicBool,
     counters: Counters,
+    times: PoolTimes,
     /// Wakers of pending `shutdown` futures, woken when `live` reaches 0.
     pub(crate) shutdown_waiters: Mutex<Vec<Waker>>,
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
@@ -219,7 +231,7 @@ impl Shared {
         let slot = &self.slots[index];
         let c = &self.counters;
         LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
-        while let Some(task) = self.dispatch.next() {
+        while let Some(task) = self.dispatch.next(index) {
             backend::taken_over();
             slot.set(&task);
             if self.forced.load(Ordering::SeqCst) {
@@ -230,6 +242,9 @@ impl Shared {
             let mut ran = false;
             let outcome = task.run(&mut || {
                 ran = true;
+                let now = backend::now_us();
+                slot.started_us.store(now, Ordering::Relaxed);
+                self.times.record_wait(index, now.saturating_sub(task.header().admitted_us));
                 backend::task_started();
                 c.started.fetch_add(1, Ordering::SeqCst);
                 let now = c.running_now.fetch_add(1, Ordering::SeqCst) + 1;
@@ -257,8 +272,10 @@ impl Shared {
     }
 
     fn after_run(&self, index: usize, task: TaskRef, ran: bool, outcome: Option<Outcome>) {
-        self.slots[index].clear();
+        let slot = &self.slots[index];
+        slot.clear();
         if ran {
+            self.times.record_run(index, backend::now_us().saturating_sub(slot.started_us.load(Ordering::Relaxed)));
             self.counters.running_now.fetch_sub(1, Ordering::SeqCst);
         }
         match outcome {
@@ -272,6 +289,8 @@ impl Shared {
     /// A worker returns from `work`: the last one out finishes shutdown.
     pub(crate) fn worker_exited(&self) {
         if self.live.fetch_sub(1, Ordering::SeqCst) == 1 {
+            // Nobody records any more: keep the summaries, free the histograms.
+            self.times.release();
             backend::all_workers_exited(self);
         }
     }
@@ -295,9 +314,10 @@ impl Shared {
         let completed = c.completed.load(Ordering::SeqCst);
         let failed = c.failed.load(Ordering::SeqCst);
         let settled_running = (completed + failed).saturating_sub(settled_queued);
+        let (run_time, wait_time) = self.times.summaries();
         Stats {
             workers: self.workers,
-            queue_capacity: self.dispatch.ring.capacity(),
+            queue_capacity: self.dispatch.capacity(),
             queued: accepted.saturating_sub(started + settled_queued),
             running: started.saturating_sub(settled_running),
             accepted,
@@ -308,6 +328,8 @@ impl Shared {
             crashed: c.crashed.load(Ordering::SeqCst),
             cancelled: c.cancelled.load(Ordering::SeqCst),
             timed_out: c.timed_out.load(Ordering::SeqCst),
+            run_time,
+            wait_time,
         }
     }
 }
@@ -373,14 +395,15 @@ impl WorkerPool {
         if queue_capacity == 0 || queue_capacity > MAX_QUEUE_CAPACITY {
             return Err(BuildError::QueueCapacity(queue_capacity));
         }
-        let ring = Ring::new(queue_capacity).map_err(|_| BuildError::QueueCapacity(queue_capacity))?;
+        let dispatch = Dispatch::new(queue_capacity, workers, MAILBOX_CAPACITY).map_err(|_| BuildError::QueueCapacity(queue_capacity))?;
         let shared = Arc::new(Shared {
-            dispatch: Dispatch::new(ring),
+            dispatch,
             workers,
             live: AtomicUsize::new(workers),
             slots: (0..workers).map(|_| WorkerSlot::new()).collect(),
             forced: AtomicBool::new(false),
             counters: Counters::default(),
+            times: PoolTimes::new(workers),
             shutdown_waiters: Mutex::new(Vec::new()),
             delivery: backend::Delivery::default(),
         });
@@ -395,7 +418,7 @@ impl WorkerPool {
 
     /// Number of queue slots.
     pub fn queue_capacity(&self) -> usize {
-        self.shared.dispatch.ring.capacity()
+        self.shared.dispatch.capacity()
     }
 
     /// Submits `f` unless the queue is full or the pool is closed; never waits. A refusal hands
@@ -452,6 +475,77 @@ impl WorkerPool {
         self.offer(f, options, true, None)
     }
 
+    /// Runs `f` exactly once on every worker, each before that worker takes another queued
+    /// task: to load a model or warm a cache kept in thread-local state. The handle resolves
+    /// with the results in worker order (result `i` from worker `i`), or with the first error
+    /// if any copy fails; the pool keeps working either way. Never waits: a worker with
+    /// [`MAILBOX_CAPACITY`](crate::MAILBOX_CAPACITY) broadcasts still to take refuses it as
+    /// [`SubmitError::QueueFull`], and `f` comes back on every refusal.
+    ///
+    /// ```
+    /// use ringpool::{worker_index, WorkerPool};
+    /// thread_local! { static WARM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) }; }
+    /// let pool = WorkerPool::new(3, 8).unwrap();
+    /// let done = ringpool::block_on(pool.broadcast(|| { WARM.with(|w| w.set(true)); worker_index() }).unwrap());
+    /// assert_eq!(done, Ok(vec![Some(0), Some(1), Some(2)]));
+    /// let warm = pool.try_submit(|| WARM.with(|w| w.get())).unwrap();
+    /// assert_eq!(ringpool::block_on(warm), Ok(true), "every worker ran it");
+    /// ```
+    pub fn broadcast<F, T>(&self, f: F) -> Result<BroadcastHandle<T>, SubmitError<F>>
+    where
+        F: Fn() -> T + Send + Sync + 'static,
+        T: Send + 'static,
+    {
+        let f = std::sync::Arc::new(f);
+        let copies = (0..self.workers()).map(|_| BroadcastCopy(f.clone())).collect();
+        self.offer_broadcast(copies).map(BroadcastHandle::new).map_err(|e| {
+            e.map(|copies| {
+                drop(copies);
+                match std::sync::Arc::try_unwrap(f) {
+                    Ok(f) => f,
+                    Err(_) => unreachable!("refused copies were dropped, so `f` has one owner"),
+                }
+            })
+        })
+    }
+
+    /// Admits `bodies[i]` for worker `i`, for every worker, or none (the bodies come back).
+    pub(crate) fn offer_broadcast<B, T>(&self, bodies: Vec<B>) -> Result<Vec<TaskHandle<T>>, SubmitError<Vec<B>>>
+    where
+        B: crate::task::Body<T>,
+        T: Send + 'static,
+    {
+        let c = &self.shared.counters;
+        if let Err(oom) = self.prepare_queue(Priority::Normal, true) {
+            c.rejected.fetch_add(1, Ordering::SeqCst);
+            return Err(SubmitError::OutOfMemory(bodies, oom));
+        }
+        let now = backend::now_us();
+        let mut tasks = Vec::with_capacity(bodies.len());
+        let mut bodies = bodies.into_iter();
+        for body in bodies.by_ref() {
+            match Task::try_new(body, None, now) {
+                Ok(task) => tasks.push(task),
+                Err(body) => {
+                    c.rejected.fetch_add(1, Ordering::SeqCst);
+                    let needed = std::mem::size_of::<crate::task::Task<B, T>>();
+                    let back = tasks.into_iter().map(|t| t.into_body()).chain(std::iter::once(body)).chain(bodies).collect();
+                    return Err(SubmitError::OutOfMemory(back, crate::memory::out_of_memory(needed)));
+                }
+            }
+        }
+        let erased: Vec<TaskRef> = tasks.iter().map(|t| t.clone() as TaskRef).collect();
+        backend::handing_over();
+        if let Err(e) = self.shared.dispatch.try_broadcast(erased) {
+            c.rejected.fetch_add(1, Ordering::SeqCst);
+            let closed = e == BroadcastError::Closed;
+            let back = tasks.into_iter().map(|t| t.into_body()).collect();
+            return Err(if closed { SubmitError::Closed(back) } else { SubmitError::QueueFull(back) });
+        }
+        c.accepted.fetch_add(tasks.len() as u64, Ordering::SeqCst);
+        Ok(tasks.into_iter().map(|task| TaskHandle { task: task as Arc<dyn Output<T>> }).collect())
+    }
+
     /// `try_submit_with`; `count_full: false` for a caller that will wait for space and
     /// offer again (JS `submit`), so that `stats().rejected` counts only refusals the
     /// submitter saw. `batch`: the `submitAll` call the task belongs to.
@@ -471,7 +565,7 @@ impl WorkerPool {
             c.rejected.fetch_add(1, Ordering::SeqCst);
             return Err(SubmitError::Cancelled(f));
         }
-        let task = match Task::try_new(f, batch.cloned()) {
+        let task = match Task::try_new(f, batch.cloned(), backend::now_us()) {
             Ok(task) => task,
             Err(f) => {
                 c.rejected.fetch_add(1, Ordering::SeqCst);
@@ -479,9 +573,13 @@ impl WorkerPool {
                 return Err(SubmitError::OutOfMemory(f, crate::memory::out_of_memory(needed)));
             }
         };
+        if let Err(oom) = self.prepare_queue(options.priority, false) {
+            c.rejected.fetch_add(1, Ordering::SeqCst);
+            return Err(SubmitError::OutOfMemory(task.into_body(), oom));
+        }
         let erased: TaskRef = task.clone();
         backend::handing_over();
-        if let Err(e) = self.shared.dispatch.try_push(erased) {
+        if let Err(e) = self.shared.dispatch.try_push(erased, options.priority) {
             let closed = matches!(e, PushError::Closed(_));
             if closed || count_full {
                 c.rejected.fetch_add(1, Ordering::SeqCst);
@@ -496,6 +594,22 @@ impl WorkerPool {
         }
         let task: Arc<dyn Output<T>> = task;
         Ok(TaskHandle { task })
+    }
+
+    /// Makes the queue's lane for `priority` (and the mailboxes, for a broadcast) on first use.
+    /// On wasm a full memory refuses this as it refuses a task, instead of trapping.
+    fn prepare_queue(&self, priority: Priority, broadcast: bool) -> Result<(), crate::OutOfMemory> {
+        if priority == Priority::Normal && !broadcast {
+            return Ok(());
+        }
+        let dispatch = &self.shared.dispatch;
+        #[cfg(target_arch = "wasm32")]
+        return crate::panic::catch_oom(|| dispatch.prepare(priority, broadcast));
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            dispatch.prepare(priority, broadcast);
+            Ok(())
+        }
     }
 
     /// Arms cancellation and the deadline of an accepted task.
@@ -530,8 +644,13 @@ impl WorkerPool {
         let shared = &self.shared;
         shared.forced.store(true, Ordering::SeqCst);
         shared.dispatch.close();
-        while let Some(task) = shared.dispatch.ring.pop() {
+        while let Some(task) = shared.dispatch.pop(usize::MAX) {
             shared.settle_err(&task, TaskError::PoolClosed);
+        }
+        for i in 0..shared.workers {
+            while let Some(task) = shared.dispatch.pop_mailbox(i) {
+                shared.settle_err(&task, TaskError::PoolClosed);
+            }
         }
         for slot in shared.slots.iter() {
             if let Some(task) = slot.try_take() {
@@ -561,7 +680,7 @@ impl WorkerPool {
 
     /// Whether shutdown has started.
     pub fn is_closed(&self) -> bool {
-        self.shared.dispatch.ring.is_closed()
+        self.shared.dispatch.is_closed()
     }
 
     /// Counters; see [`Stats`].
@@ -599,6 +718,69 @@ impl std::fmt::Debug for WorkerPool {
     }
 }
 
+
+/// One worker's copy of a broadcast closure.
+struct BroadcastCopy<F>(std::sync::Arc<F>);
+
+impl<F: Fn() -> T + Send + Sync + 'static, T> crate::task::Body<T> for BroadcastCopy<F> {
+    fn run(self) -> T {
+        (self.0)()
+    }
+}
+
+/// Future returned by [`WorkerPool::broadcast`]: every worker's result in worker order, or the
+/// first error as soon as one copy fails.
+#[must_use = "a BroadcastHandle does nothing unless awaited (the copies run anyway)"]
+pub struct BroadcastHandle<T> {
+    handles: Vec<TaskHandle<T>>,
+    results: Vec<Option<T>>,
+}
+
+impl<T> BroadcastHandle<T> {
+    fn new(handles: Vec<TaskHandle<T>>) -> Self {
+        let results = handles.iter().map(|_| None).collect();
+        BroadcastHandle { handles, results }
+    }
+
+    /// The copies' own handles, in worker order (to follow each one, or to stop awaiting).
+    pub fn into_handles(self) -> Vec<TaskHandle<T>> {
+        self.handles
+    }
+}
+
+impl<T> Unpin for BroadcastHandle<T> {}
+// As for `TaskHandle`: results are taken through atomic state changes only.
+impl<T> std::panic::UnwindSafe for BroadcastHandle<T> {}
+impl<T> std::panic::RefUnwindSafe for BroadcastHandle<T> {}
+
+impl<T> Future for BroadcastHandle<T> {
+    type Output = Result<Vec<T>, TaskError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        let mut pending = false;
+        for (h, r) in this.handles.iter_mut().zip(this.results.iter_mut()) {
+            if r.is_some() {
+                continue;
+            }
+            match Pin::new(h).poll(cx) {
+                Poll::Ready(Ok(v)) => *r = Some(v),
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => pending = true,
+            }
+        }
+        if pending {
+            return Poll::Pending;
+        }
+        Poll::Ready(Ok(this.results.iter_mut().map(|r| r.take().expect("every copy finished")).collect()))
+    }
+}
+
+impl<T> std::fmt::Debug for BroadcastHandle<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BroadcastHandle").field("workers", &self.handles.len()).finish()
+    }
+}
 
 /// Future returned by [`WorkerPool::shutdown`]: resolves once every worker has exited.
 #[must_use = "shutdown closes admission at once; await it to wait for the workers"]

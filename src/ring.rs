@@ -51,7 +51,7 @@ impl<T> std::fmt::Debug for PushError<T> {
 #[cfg_attr(any(target_arch = "x86_64", target_arch = "aarch64"), repr(align(128)))]
 #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), repr(align(64)))]
 #[derive(Debug)]
-struct CachePadded<T>(T);
+pub(crate) struct CachePadded<T>(pub(crate) T);
 
 /// Exponential backoff for the retry paths, as crossbeam's: a lost CAS spins a little longer
 /// each time; waiting for another thread's stamp eventually yields the core.

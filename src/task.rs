@@ -40,6 +40,8 @@ pub(crate) struct Header {
     /// The `submitAll` call it belongs to (its completion may then skip the doorbell).
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub(crate) batch: Option<Arc<Batch>>,
+    /// When it was admitted, on the back end's clock (µs): the start of its wait time.
+    pub(crate) admitted_us: u64,
     /// wasm: a main-thread callback (resolves a JS promise) run on delivery instead of waking.
     #[cfg(all(target_arch = "wasm32", not(loom)))]
     pub(crate) on_main: std::cell::Cell<Option<Box<dyn FnOnce()>>>,
@@ -53,11 +55,12 @@ unsafe impl Sync for Header {}
 unsafe impl Send for Header {}
 
 impl Header {
-    fn new(batch: Option<Arc<Batch>>) -> Self {
+    fn new(batch: Option<Arc<Batch>>, admitted_us: u64) -> Self {
         Header {
             state: AtomicU32::new(QUEUED),
             waker: Mutex::new(None),
             batch,
+            admitted_us,
             #[cfg(all(target_arch = "wasm32", not(loom)))]
             on_main: std::cell::Cell::new(None),
         }
@@ -194,13 +197,13 @@ where
     F: Body<T>,
     T: Send + 'static,
 {
-    fn with_body(body: F, batch: Option<Arc<Batch>>) -> Self {
-        Task { header: Header::new(batch), body: UnsafeCell::new(Some(body)), result: UnsafeCell::new(None) }
+    fn with_body(body: F, batch: Option<Arc<Batch>>, admitted_us: u64) -> Self {
+        Task { header: Header::new(batch, admitted_us), body: UnsafeCell::new(Some(body)), result: UnsafeCell::new(None) }
     }
 
     /// The task, or its body handed back if the memory cannot hold it (wasm: a full memory
     /// stays full, so this must not trap; natively allocation failure aborts as usual).
-    pub(crate) fn try_new(body: F, batch: Option<Arc<Batch>>) -> Result<Arc<Self>, F> {
+    pub(crate) fn try_new(body: F, batch: Option<Arc<Batch>>, admitted_us: u64) -> Result<Arc<Self>, F> {
         #[cfg(target_arch = "wasm32")]
         {
             // The memory is claimed before the body moves in, so a refusal can hand it back.
@@ -209,13 +212,13 @@ where
             let Ok(mut slot) = crate::panic::catch_oom(Arc::<Self>::new_uninit) else {
                 return Err(body);
             };
-            Arc::get_mut(&mut slot).expect("a new Arc has one owner").write(Self::with_body(body, batch));
+            Arc::get_mut(&mut slot).expect("a new Arc has one owner").write(Self::with_body(body, batch, admitted_us));
             // SAFETY: the slot was written on the line above.
             Ok(unsafe { slot.assume_init() })
         }
         #[cfg(not(target_arch = "wasm32"))]
         {
-            Ok(Arc::new(Self::with_body(body, batch)))
+            Ok(Arc::new(Self::with_body(body, batch, admitted_us)))
         }
     }
 

@@ -6,7 +6,7 @@
 use loom::sync::Arc;
 use loom::thread;
 use ringpool::ring::{PushError, Ring};
-use ringpool::{Completions, Dispatch, Futex};
+use ringpool::{Completions, Dispatch, Futex, Priority};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     model_bounded(3, f)
@@ -94,18 +94,18 @@ fn admission_and_close_are_ordered() {
 #[test]
 fn sleeping_worker_is_woken_and_drains_before_exit() {
     model(|| {
-        let d = Arc::new(Dispatch::new(Ring::new(2).unwrap()));
+        let d = Arc::new(Dispatch::new(2, 1, 1).unwrap());
         let worker = {
             let d = d.clone();
             thread::spawn(move || {
                 let mut got = Vec::new();
-                while let Some(v) = d.next() {
+                while let Some(v) = d.next(0) {
                     got.push(v);
                 }
                 got
             })
         };
-        let accepted = d.try_push(1u8).is_ok();
+        let accepted = d.try_push(1u8, Priority::Normal).is_ok();
         d.close();
         let got = worker.join().unwrap();
         assert!(accepted);
@@ -113,27 +113,48 @@ fn sleeping_worker_is_woken_and_drains_before_exit() {
     });
 }
 
-/// Admission racing close with a live worker: every accepted item is consumed exactly once.
+/// A worker thread taking items until `next` says to exit; returns how many it took.
+fn counting_worker(d: &Arc<Dispatch<u8>>) -> thread::JoinHandle<usize> {
+    let d = d.clone();
+    thread::spawn(move || {
+        let mut n = 0;
+        while d.next(0).is_some() {
+            n += 1;
+        }
+        n
+    })
+}
+
+/// Admission racing close with a live worker: every accepted item is consumed exactly once,
+/// from whichever lane it went into.
 #[test]
 fn accepted_equals_consumed_under_close() {
     model(|| {
-        let d = Arc::new(Dispatch::new(Ring::new(1).unwrap()));
-        let worker = {
-            let d = d.clone();
-            thread::spawn(move || {
-                let mut n = 0;
-                while d.next().is_some() {
-                    n += 1;
-                }
-                n
-            })
-        };
+        let d = Arc::new(Dispatch::new(1, 1, 1).unwrap());
+        let worker = counting_worker(&d);
         let producer = {
             let d = d.clone();
-            thread::spawn(move || (0..2u8).filter(|&v| d.try_push(v).is_ok()).count())
+            thread::spawn(move || [(0u8, Priority::High), (1, Priority::Low)].into_iter().filter(|&(v, p)| d.try_push(v, p).is_ok()).count())
         };
         d.close();
         let accepted = producer.join().unwrap();
+        assert_eq!(worker.join().unwrap(), accepted);
+    });
+}
+
+/// A broadcast racing close: admitted whole (the worker takes its copy before it exits, even
+/// if it saw the close first) or refused; never stranded in a mailbox.
+#[test]
+fn broadcast_racing_close_is_taken_or_refused() {
+    model(|| {
+        let d = Arc::new(Dispatch::new(1, 1, 1).unwrap());
+        let worker = counting_worker(&d);
+        let broadcaster = {
+            let d = d.clone();
+            thread::spawn(move || usize::from(d.try_broadcast(vec![7u8]).is_ok()))
+        };
+        d.close();
+        let accepted = broadcaster.join().unwrap();
         assert_eq!(worker.join().unwrap(), accepted);
     });
 }

@@ -16,7 +16,7 @@ fn cancelled_before_submission_never_runs() {
     let token = CancelToken::new();
     token.cancel();
     let r = ran.clone();
-    let res = pool.try_submit_with(move || r.store(true, Ordering::SeqCst), TaskOptions { cancel: Some(token), timeout: None });
+    let res = pool.try_submit_with(move || r.store(true, Ordering::SeqCst), TaskOptions { cancel: Some(token), timeout: None, ..TaskOptions::default() });
     assert!(matches!(res, Err(SubmitError::Cancelled(_))));
     block_on(pool.shutdown()).unwrap();
     assert!(!ran.load(Ordering::SeqCst));
@@ -32,7 +32,7 @@ fn cancelled_while_queued_settles_at_once_and_never_runs() {
     let token = CancelToken::new();
     let r = ran.clone();
     let handle = pool
-        .try_submit_with(move || r.store(true, Ordering::SeqCst), TaskOptions { cancel: Some(token.clone()), timeout: None })
+        .try_submit_with(move || r.store(true, Ordering::SeqCst), TaskOptions { cancel: Some(token.clone()), timeout: None, ..TaskOptions::default() })
         .unwrap();
     token.cancel();
     // The worker is still blocked, so this resolves without any worker reaching the task.
@@ -55,7 +55,7 @@ fn deadline_expiring_while_queued_skips_the_body() {
     let ran = Arc::new(AtomicBool::new(false));
     let r = ran.clone();
     let handle = pool
-        .try_submit_with(move || r.store(true, Ordering::SeqCst), TaskOptions { cancel: None, timeout: Some(Duration::from_millis(30)) })
+        .try_submit_with(move || r.store(true, Ordering::SeqCst), TaskOptions { cancel: None, timeout: Some(Duration::from_millis(30)), ..TaskOptions::default() })
         .unwrap();
     assert_eq!(block_on(handle).unwrap_err(), TaskError::TimedOut);
     assert!(!blocker.is_finished(), "the timeout fired while the worker was still running the blocker");
@@ -83,7 +83,7 @@ fn running_task_observes_cancellation() {
                 }
                 "saw it"
             },
-            TaskOptions { cancel: Some(token.clone()), timeout: None },
+            TaskOptions { cancel: Some(token.clone()), timeout: None, ..TaskOptions::default() },
         )
         .unwrap();
     started.wait();

@@ -52,16 +52,16 @@ fn a_reused_token_or_a_far_deadline_keeps_nothing_for_settled_tasks() {
     let token = CancelToken::new();
     // Each settled task used to leave its hook or timer entry and, through a Weak, its
     // allocation: 3.5 MB for the token's 20,000.
-    let grown = growth(&pool, &TaskOptions { cancel: Some(token.clone()), timeout: None }, 20_000);
+    let grown = growth(&pool, &TaskOptions { cancel: Some(token.clone()), timeout: None, ..TaskOptions::default() }, 20_000);
     assert!(grown < 64 * 1024, "20,000 settled tasks left {grown} bytes behind on the token");
-    let far = TaskOptions { cancel: None, timeout: Some(Duration::from_secs(600)) };
+    let far = TaskOptions { cancel: None, timeout: Some(Duration::from_secs(600)), ..TaskOptions::default() };
     let grown = growth(&pool, &far, 20_000);
     assert!(grown < 64 * 1024, "20,000 settled tasks left {grown} bytes behind in the timer");
 
     // A near deadline still times out a queued task among all those far ones.
     let (release0, blocker0) = occupy_worker(&pool);
     let (release1, blocker1) = occupy_worker(&pool);
-    let queued = pool.try_submit_with(|| 1, TaskOptions { cancel: None, timeout: Some(Duration::from_millis(20)) }).unwrap();
+    let queued = pool.try_submit_with(|| 1, TaskOptions { cancel: None, timeout: Some(Duration::from_millis(20)), ..TaskOptions::default() }).unwrap();
     assert_eq!(block_on(queued).unwrap_err(), TaskError::TimedOut);
     release0.open();
     release1.open();
@@ -71,7 +71,7 @@ fn a_reused_token_or_a_far_deadline_keeps_nothing_for_settled_tasks() {
     // The same token still cancels what is in flight.
     let (release, blocker) = occupy_worker(&pool);
     let (release2, blocker2) = occupy_worker(&pool);
-    let queued = pool.try_submit_with(|| 1, TaskOptions { cancel: Some(token.clone()), timeout: None }).unwrap();
+    let queued = pool.try_submit_with(|| 1, TaskOptions { cancel: Some(token.clone()), timeout: None, ..TaskOptions::default() }).unwrap();
     token.cancel();
     assert_eq!(block_on(queued).unwrap_err(), TaskError::Cancelled);
     release.open();

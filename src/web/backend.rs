@@ -54,6 +54,11 @@ extern "C" {
     fn set_worker_script(url: &JsValue, spawn_web: &js_sys::Function);
 }
 
+/// Microseconds on a clock every thread shares (task wait and run times).
+pub(crate) fn now_us() -> u64 {
+    (clock() * 1000.0) as u64
+}
+
 /// Called once by the npm package's entry: the worker script to start (see `worker.js`).
 #[doc(hidden)]
 #[wasm_bindgen(js_name = __setWorkerScript, skip_typescript)]

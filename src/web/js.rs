@@ -9,7 +9,7 @@ use super::{codec_error_to_js, js_error, memory_bytes, note_buffer, out_of_memor
 use crate::value::{Budget, TypedKind, Value};
 use crate::batch::Batch;
 use crate::sync::Arc;
-use crate::{CancelToken, SubmitError, TaskError, TaskOptions, WorkerPool};
+use crate::{CancelToken, Priority, SubmitError, TaskError, TaskOptions, WorkerPool};
 use js_sys::{Function, Object, Promise, Reflect};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
@@ -28,12 +28,7 @@ extern "C" {
     fn resolve_module_url(spec: &JsValue) -> Result<String, JsValue>;
 }
 
-#[wasm_bindgen(inline_js = "
-export function makeTypedView(ctor, buffer, offset, length) { return new ctor(buffer, offset, length); }
-export function statsObject(workers, queueCapacity, queued, running, accepted, rejected, completed, failed, panicked, crashed, cancelled, timedOut) {
-  return { workers, queueCapacity, queued, running, accepted, rejected, completed, failed, panicked, crashed, cancelled, timedOut };
-}
-")]
+#[wasm_bindgen(module = "/src/web/pool_objects.js")]
 extern "C" {
     #[wasm_bindgen(js_name = makeTypedView)]
     fn make_typed_view(ctor: &JsValue, buffer: &JsValue, offset: u32, length: u32) -> JsValue;
@@ -52,6 +47,7 @@ extern "C" {
         crashed: f64,
         cancelled: f64,
         timed_out: f64,
+        times: &[f64],
     ) -> Object;
 }
 
@@ -131,11 +127,12 @@ impl Signal {
     }
 }
 
-/// `{signal, timeout}`, read once per call (a `submitAll` shares them among its items).
+/// `{signal, timeout, priority}`, read once per call (a `submitAll` shares them among its items).
 struct CallOptions {
     signal: Option<Signal>,
     /// Absolute deadline in [`clock`](super::backend::clock) ms (monotonic).
     deadline: Option<f64>,
+    priority: Priority,
 }
 
 /// A submission checked and ready to be admitted (kept while `submit` waits for space).
@@ -147,6 +144,7 @@ struct Prepared {
     deadline: Option<f64>,
     /// The `submitAll` call it belongs to.
     batch: Option<Arc<Batch>>,
+    priority: Priority,
 }
 
 enum Refused {
@@ -206,12 +204,18 @@ pub struct JsPool {
     inner: Rc<Inner>,
 }
 
+fn field(o: &JsValue, k: &str) -> JsValue {
+    Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// A `Task` wrapper (looked at, not taken: taking would consume its Rust value).
+fn is_task_wrapper(v: &JsValue) -> bool {
+    v.is_object() && field(&field(v, "constructor"), "name").as_string().as_deref() == Some("Task")
+}
+
 /// A `Task` wrapper whose Rust value was taken by an earlier submission.
 fn is_spent_task(v: &JsValue) -> bool {
-    let field = |o: &JsValue, k: &str| Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED);
-    v.is_object()
-        && field(v, "__wbg_ptr").as_f64() == Some(0.0)
-        && field(&field(v, "constructor"), "name").as_string().as_deref() == Some("Task")
+    is_task_wrapper(v) && field(v, "__wbg_ptr").as_f64() == Some(0.0)
 }
 
 fn type_name(v: &JsValue) -> String {
@@ -247,9 +251,9 @@ fn js_number(n: f64) -> String {
 }
 
 std::thread_local! {
-    /// `"signal"` and `"timeout"` as JS strings, made once: decoding a key out of shared memory
-    /// on every `trySubmit` with options cost more than reading the property.
-    static OPTION_KEYS: (JsValue, JsValue) = (JsValue::from_str("signal"), JsValue::from_str("timeout"));
+    /// `"signal"`, `"timeout"` and `"priority"` as JS strings, made once: decoding a key out of
+    /// shared memory on every `trySubmit` with options cost more than reading the property.
+    static OPTION_KEYS: (JsValue, JsValue, JsValue) = (JsValue::from_str("signal"), JsValue::from_str("timeout"), JsValue::from_str("priority"));
 }
 
 fn read_size(options: &JsValue, key: &str, default: f64) -> Result<usize, JsValue> {
@@ -350,15 +354,31 @@ fn prefix_message(e: JsValue, prefix: &str) -> JsValue {
     e
 }
 
-/// Checks `options` (`{signal, timeout}`); any problem is a `TypeError`/`RangeError`.
+/// `options.priority`: `'high'`, `'normal'` (also when absent) or `'low'`.
+fn read_priority(v: &JsValue) -> Result<Priority, JsValue> {
+    if v.is_undefined() {
+        return Ok(Priority::Normal);
+    }
+    match v.as_string().as_deref() {
+        Some("high") => Ok(Priority::High),
+        Some("normal") => Ok(Priority::Normal),
+        Some("low") => Ok(Priority::Low),
+        Some(other) => Err(js_error("RANGE", &format!("options.priority must be 'high', 'normal' or 'low', got {other:?}"))),
+        None => Err(js_error("TYPE", &format!("options.priority must be 'high', 'normal' or 'low', got {}", type_name(v)))),
+    }
+}
+
+/// Checks `options` (`{signal, timeout, priority}`); any problem is a `TypeError`/`RangeError`.
 fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
     if options.is_undefined() || options.is_null() {
-        return Ok(CallOptions { signal: None, deadline: None });
+        return Ok(CallOptions { signal: None, deadline: None, priority: Priority::Normal });
     }
     if !options.is_object() {
         return Err(js_error("TYPE", &format!("options must be an object, got {}", type_name(options))));
     }
-    let (signal, timeout) = OPTION_KEYS.with(|(s, t)| Ok::<_, JsValue>((get_key(options, s)?, get_key(options, t)?)))?;
+    let (signal, timeout, priority) =
+        OPTION_KEYS.with(|(s, t, p)| Ok::<_, JsValue>((get_key(options, s)?, get_key(options, t)?, get_key(options, p)?)))?;
+    let priority = read_priority(&priority)?;
     let signal = if signal.is_undefined() {
         None
     } else {
@@ -378,7 +398,7 @@ fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
             None => return Err(js_error("TYPE", &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
         }
     };
-    Ok(CallOptions { signal, deadline })
+    Ok(CallOptions { signal, deadline, priority })
 }
 
 /// Checks `task` and `args`; any problem is a `TypeError`/`RangeError`.
@@ -417,7 +437,7 @@ fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &CallOptions) -
             }
         }
     };
-    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None })
+    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None, priority: options.priority })
 }
 
 impl super::abort::AfterAbort for Inner {
@@ -431,8 +451,8 @@ impl Inner {
     /// the queue is full (not counted as rejected).
     fn admit(&self, p: Prepared, waiting: bool) -> Result<Promise, Refused> {
         // The deadline is this pool's (src/web/deadlines.rs), not the core's timer per task.
-        let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout: None };
-        let Prepared { body, signal, deadline, batch } = p;
+        let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout: None, priority: p.priority };
+        let Prepared { body, signal, deadline, batch, priority } = p;
         match self.pool.offer(body, options, !waiting, batch.as_ref()) {
             Ok(handle) => {
                 let watch = deadline.map(|at| self.time_out_at(at, &handle));
@@ -449,7 +469,7 @@ impl Inner {
                     }
                 }))
             }
-            Err(SubmitError::QueueFull(body)) => Err(Refused::Full(Prepared { body, signal, deadline, batch })),
+            Err(SubmitError::QueueFull(body)) => Err(Refused::Full(Prepared { body, signal, deadline, batch, priority })),
             Err(SubmitError::Closed(_)) => {
                 self.refused(batch.as_ref());
                 Err(Refused::Closed)
@@ -735,6 +755,45 @@ impl JsPool {
         Promise::all(&promises)
     }
 
+    /// `broadcast(task, args)`: runs the task exactly once on every worker, each before that
+    /// worker takes another queued task; resolves with the results in worker order, or rejects
+    /// with the first failure (the other copies still run). `task` is a function or an export
+    /// name (a `Task` runs once, so it cannot be copied). Never waits: a worker with
+    /// `MAILBOX_CAPACITY` broadcasts still to take refuses it with `QueueFullError`.
+    pub fn broadcast(&self, task: JsValue, args: JsValue) -> Promise {
+        if !(task.is_function() || task.is_string()) {
+            let got = if is_task_wrapper(&task) { "a Task, which runs once".to_owned() } else { type_name(&task) };
+            return Promise::reject(&js_error("TYPE", &format!("task must be a function or, with Pool.create({{ module }}), an export name; got {got}")));
+        }
+        let inner = &self.inner;
+        guarded(|| {
+            let options = CallOptions { signal: None, deadline: None, priority: Priority::Normal };
+            let workers = inner.pool.workers();
+            let mut bodies = crate::memory::try_vec(workers).map_err(|oom| Refused::OutOfMemory(oom).into_error())?;
+            for _ in 0..workers {
+                bodies.push(prepare(inner, task.clone(), args.clone(), &options)?.body);
+            }
+            let promises = match inner.pool.offer_broadcast(bodies) {
+                Ok(handles) => handles,
+                Err(SubmitError::QueueFull(_)) => {
+                    return Err(js_error("QUEUE_FULL", &format!("a worker already has {} broadcasts to run", crate::MAILBOX_CAPACITY)))
+                }
+                Err(SubmitError::Closed(_)) => return Err(js_error("POOL_CLOSED", "")),
+                Err(SubmitError::Cancelled(_)) => return Err(js_error("CANCELLED", "")),
+                Err(SubmitError::OutOfMemory(_, oom)) => return Err(Refused::OutOfMemory(oom).into_error()),
+            };
+            let all = js_sys::Array::new();
+            for h in promises {
+                all.push(&h.into_promise_map(|r| match r {
+                    Ok(outcome) => jsfn::outcome_to_js(outcome),
+                    Err(e) => Err(task_error_to_js(&e)),
+                }));
+            }
+            Ok(Promise::all(&all))
+        })
+        .unwrap_or_else(|e| Promise::reject(&e))
+    }
+
     /// `shutdown({timeout, force})`: closes admission, drains (or with `force`, rejects every
     /// queued and running task with `PoolClosedError` at once), waits for the workers to exit.
     pub fn shutdown(&self, options: JsValue) -> Promise {
@@ -813,11 +872,17 @@ impl JsPool {
     }
 
     /// Counters: `{workers, queueCapacity, queued, running, accepted, rejected, completed,
-    /// failed, panicked, crashed, cancelled, timedOut}`.
+    /// failed, panicked, crashed, cancelled, timedOut, runTime, waitTime}`; the last two are
+    /// `{count, mean, p50, p90, p99, max}` in ms.
     pub fn stats(&self) -> Object {
         // One call with numbers, not twelve property sets with keys decoded out of shared
         // memory: the demo samples the queue depth at every tile.
         let s = self.inner.pool.stats();
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let mut times = [0.0; 12];
+        for (i, t) in [s.run_time, s.wait_time].into_iter().enumerate() {
+            times[i * 6..i * 6 + 6].copy_from_slice(&[t.count as f64, ms(t.mean), ms(t.p50), ms(t.p90), ms(t.p99), ms(t.max)]);
+        }
         stats_object(
             s.workers as f64,
             s.queue_capacity as f64,
@@ -831,6 +896,7 @@ impl JsPool {
             s.crashed as f64,
             s.cancelled as f64,
             s.timed_out as f64,
+            &times,
         )
     }
 

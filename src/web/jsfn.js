@@ -1,6 +1,6 @@
 // Worker side of JS-function and task-module tasks (see jsfn.rs): the per-worker cache of
 // compiled task functions, the task context (`this`), and `runTask`, the one call per task.
-import { taskExport } from './worker.js';
+import { taskExport, workerIndex } from './worker.js';
 
 export function compileTask(source) {
   let f;
@@ -47,6 +47,8 @@ class TaskContext {
     if (this.#live && !this.#cancelled && Atomics.load(cells, this.#idx) !== 1) this.#cancelled = true;
     return this.#cancelled;
   }
+  // The index (0 .. workers - 1) of the worker running the task; a replaced worker keeps it.
+  get workerIndex() { return workerIndex(); }
   // Made on first use: most tasks never look at it.
   get signal() {
     if (this.#controller === null) {

@@ -108,8 +108,10 @@ export class WorkerSet {
 
 // Milliseconds on a clock every thread shares (worker `performance.now()` values have
 // different origins): task timing for the doorbell and the `image.*` tile reports.
+// Read on every admission and twice per task (run and wait times): the origin is read once.
+const timeOrigin = performance.timeOrigin;
 export function clock() {
-  return performance.timeOrigin + performance.now();
+  return timeOrigin + performance.now();
 }
 
 /**
@@ -163,6 +165,12 @@ export function taskExport(name) {
   return taskModule?.[name];
 }
 
+// This worker's index in its pool (`this.workerIndex` in a task), -1 outside workers.
+let index = -1;
+export function workerIndex() {
+  return index;
+}
+
 let post = null;
 export function postDoorbell() {
   post({ type: 'ring', index: -1 });
@@ -170,6 +178,7 @@ export function postDoorbell() {
 
 async function runWorker(data, postToMain, close) {
   post = postToMain;
+  index = data.index;
   // The task module first: a module that does not load costs no wasm thread state.
   let exportNames = [];
   if (data.taskModule) {

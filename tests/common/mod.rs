@@ -41,6 +41,23 @@ pub fn occupy_worker(pool: &WorkerPool) -> (Latch, ringpool::TaskHandle<()>) {
     (release, handle)
 }
 
+/// Occupies all `workers` workers until the returned latch opens; returns once every one runs.
+pub fn occupy_all(pool: &WorkerPool, workers: usize) -> (Latch, Vec<ringpool::TaskHandle<()>>) {
+    let (started, release) = (Arc::new(std::sync::Barrier::new(workers + 1)), Latch::new());
+    let busy = (0..workers)
+        .map(|_| {
+            let (s, r) = (started.clone(), release.clone());
+            pool.try_submit(move || {
+                s.wait();
+                r.wait();
+            })
+            .expect("submit a blocking task")
+        })
+        .collect();
+    started.wait();
+    (release, busy)
+}
+
 /// `accepted = completed + failed + queued + running`, checked once the pool is quiet.
 pub fn assert_invariant(pool: &WorkerPool) {
     let s = pool.stats();

@@ -75,3 +75,28 @@ async function mapped(pool: Pool, files: string[]): Promise<number[]> {
   return pool.submitAll(files.map((f) => [parse, [f]] as const));
 }
 void mapped;
+
+// map, priority, broadcast, time stats and asyncDispose (issue 22).
+async function features(): Promise<void> {
+  await using pool = await Pool.create({ workers: 2 });
+  for await (const n of pool.map((x: number) => x * 2, [1, 2, 3], { ordered: false, priority: 'high', timeout: 100 })) {
+    const doubled: number = n;
+    void doubled;
+  }
+  async function* words(): AsyncGenerator<string> { yield 'a'; }
+  for await (const len of pool.map(async (w: string) => w.length, words())) { const l: number = len; void l; }
+  // @ts-expect-error: the task takes a number, the inputs are strings
+  pool.map((x: number) => x, ['a']);
+  // @ts-expect-error: ordered is a boolean
+  pool.map((x: number) => x, [1], { ordered: 'yes' });
+  await pool.trySubmit(() => 1, [], { priority: 'low' });
+  // @ts-expect-error: no such priority
+  await pool.trySubmit(() => 1, [], { priority: 'urgent' });
+  const ids: number[] = await pool.broadcast(() => 1);
+  const sums: number[] = await pool.broadcast((a: number, b: number) => a + b, [1, 2]);
+  // @ts-expect-error: broadcast needs the function's args
+  await pool.broadcast((a: number) => a);
+  const p99: number = pool.stats().runTime.p99 + pool.stats().waitTime.count;
+  void ids; void sums; void p99;
+}
+void features;

@@ -1,0 +1,52 @@
+// pool.stats().runTime and .waitTime: { count, mean, p50, p90, p99, max } in ms over the
+// pool's tasks, from a fixed log-bucket histogram (percentiles within 1/16).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Pool } from 'ringpool';
+import { occupy } from './helpers.mjs';
+
+// The nearest-rank percentile of `sorted` (ascending), as the histogram defines it.
+const rank = (sorted, q) => sorted[Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length))) - 1];
+// Within the histogram's 1/16, plus 0.5 ms for what lies between the pool's clock readings
+// and the body's own (a call into JS, a preemption at the edge of a busy-wait).
+const near = (got, want) => Math.abs(got - want) <= want / 16 + 0.5;
+
+test('run-time percentiles match the task times the bodies measured themselves', async () => {
+  const pool = await Pool.create({ workers: 2, queueCapacity: 128 });
+  const empty = pool.stats().runTime;
+  assert.deepEqual(empty, { count: 0, mean: 0, p50: 0, p90: 0, p99: 0, max: 0 });
+  // 80 tasks of ~2 ms, 15 of ~10 ms, 5 of ~40 ms; each returns how long it really ran (a
+  // loaded machine stretches them, and the expectation follows).
+  const spin = (ms) => { const t0 = performance.now(); while (performance.now() - t0 < ms); return performance.now() - t0; };
+  const plan = [...Array(80).fill(2), ...Array(15).fill(10), ...Array(5).fill(40)];
+  const took = (await Promise.all(plan.map((ms) => pool.trySubmit(spin, [ms])))).sort((a, b) => a - b);
+  const { runTime: r, waitTime: w } = pool.stats();
+  const show = JSON.stringify({ r, took: [rank(took, 0.5), rank(took, 0.9), rank(took, 0.99), took.at(-1)] });
+  assert.equal(r.count, 100, show);
+  assert.ok(near(r.p50, rank(took, 0.5)), `p50 ${show}`);
+  assert.ok(near(r.p90, rank(took, 0.9)), `p90 ${show}`);
+  assert.ok(near(r.p99, rank(took, 0.99)), `p99 ${show}`);
+  assert.ok(near(r.max, took.at(-1)) && r.p50 <= r.p90 && r.p90 <= r.p99 && r.p99 <= r.max, `max ${show}`);
+  assert.ok(near(r.mean, took.reduce((a, b) => a + b) / 100), `mean ${show}`);
+  assert.equal(w.count, 100);
+  await pool.shutdown();
+});
+
+test('wait time covers the time a task spent queued; JS tasks count too', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 8 });
+  const { blocker, open } = await occupy(pool);
+  const queued = Array.from({ length: 4 }, () => pool.trySubmit(() => 1));
+  const since = performance.now();
+  // Held for at least 30 ms, measured here: no guess at scheduling.
+  while (performance.now() - since < 30);
+  open();
+  const heldFor = performance.now() - since;
+  await blocker;
+  await Promise.all(queued);
+  const { waitTime: w, runTime: r } = pool.stats();
+  assert.equal(w.count, 5, JSON.stringify(w));
+  assert.ok(w.p50 >= heldFor * (15 / 16), `the queued tasks waited ~${heldFor} ms: ${JSON.stringify(w)}`);
+  assert.ok(w.max >= w.p99 && w.p99 >= w.p50, JSON.stringify(w));
+  assert.ok(r.max >= heldFor * (15 / 16), `the blocker ran while held: ${JSON.stringify(r)}`);
+  await pool.shutdown();
+});
