@@ -1,8 +1,9 @@
 //! The queue as workers see it — three priority lanes and one mailbox per worker — plus the
 //! sleep/wake protocol between submitters and workers.
 //!
-//! **Lanes.** One [`Ring`] per [`Priority`], each with `capacity` slots; `len` counts what is
-//! reserved or waiting in all three, and admission only proceeds while `len < capacity`, so
+//! **Lanes.** One [`Ring`] per [`Priority`], each with `capacity` slots; the reservation count
+//! `pushed - taken` covers what is reserved or waiting in all three, and admission only
+//! proceeds while it is below `capacity`, so
 //! `queueCapacity` bounds the levels together and a lane's own ring is never the one that is
 //! full. A worker takes from its mailbox first, then the oldest item of the highest non-empty
 //! lane (FIFO within a lane). The `Normal` lane's closed bit is the queue's: the other lanes
@@ -19,9 +20,9 @@
 //!
 //! ```text
 //!   worker                                  submitter
-//!   seen = bell                             len += 1; lane.try_push(v)
+//!   seen = bell                             pushed += 1; lane.try_push(v)
 //!   sleepers += 1            (SeqCst)       fence(SeqCst)
-//!   if len == 0 && mine == 0 && open:       if sleepers > 0:
+//!   if pushed == taken && mine == 0 && open: if sleepers > 0:
 //!       bell.wait(seen)                         bell += 1; notify(1, or all for a broadcast)
 //!   sleepers -= 1
 //! ```
@@ -69,7 +70,7 @@ impl<V> Lazy<V> {
     }
 
     fn get(&self) -> Option<&V> {
-        // SeqCst, as `len` and the closed bit are: a worker that sees a reservation in a
+        // SeqCst, as the counts and the closed bit are: a worker that sees a reservation in a
         // mailbox must also see the mailbox (tests/loom.rs found the Acquire version exit early).
         let p = self.ptr.load(Ordering::SeqCst);
         // SAFETY: a non-null pointer was installed from `Box::into_raw` and stays valid until
@@ -112,6 +113,12 @@ struct Mailbox<T> {
     len: CachePadded<AtomicUsize>,
 }
 
+/// The submitters' side of the reservation count.
+struct Reserved {
+    pushed: AtomicUsize,
+    taken_seen: AtomicUsize,
+}
+
 /// Why a broadcast was refused (its values were dropped).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BroadcastError {
@@ -127,10 +134,14 @@ pub struct Dispatch<T> {
     /// The other lanes, `capacity` slots each, made on first use.
     high: Lazy<Ring<T>>,
     low: Lazy<Ring<T>>,
-    /// Items reserved or waiting in the lanes: raised before a push, lowered after a pop or a
-    /// refused push. Invariant: `len >= items in the lanes`, and admission keeps it
+    /// Places reserved by submitters, ever (wrapping), and a submitter's last look at `taken`
+    /// (never ahead of it). Only submitters write this line, so admission does not pull a line
+    /// workers write on every task unless the queue looks full.
+    submit: CachePadded<Reserved>,
+    /// Places given back, ever (wrapping): by a pop, or by a push refused after reserving.
+    /// Invariant: `pushed - taken` >= the items in the lanes, and admission keeps it
     /// `<= capacity`.
-    len: CachePadded<AtomicUsize>,
+    taken: CachePadded<AtomicUsize>,
     capacity: usize,
     /// One per worker, taken before the lanes; made on the first broadcast.
     mailboxes: Lazy<Vec<Mailbox<T>>>,
@@ -154,7 +165,8 @@ impl<T> Dispatch<T> {
             normal: Ring::new(capacity)?,
             high: Lazy::new(),
             low: Lazy::new(),
-            len: CachePadded(AtomicUsize::new(0)),
+            submit: CachePadded(Reserved { pushed: AtomicUsize::new(0), taken_seen: AtomicUsize::new(0) }),
+            taken: CachePadded(AtomicUsize::new(0)),
             capacity,
             mailboxes: Lazy::new(),
             workers,
@@ -173,13 +185,18 @@ impl<T> Dispatch<T> {
 
     /// Admission: lock-free, never waits; wakes one sleeping worker if there is one.
     pub fn try_push(&self, value: T, priority: Priority) -> Result<(), PushError<T>> {
-        let mut n = self.len.0.load(Ordering::SeqCst);
+        let Reserved { pushed, taken_seen } = &self.submit.0;
+        let mut n = pushed.load(Ordering::SeqCst);
         loop {
-            if n >= self.capacity {
-                // A closed queue says so even when it is also full.
-                return Err(if self.is_closed() { PushError::Closed(value) } else { PushError::Full(value) });
+            if n.wrapping_sub(taken_seen.load(Ordering::Relaxed)) >= self.capacity {
+                let taken = self.taken.0.load(Ordering::SeqCst);
+                taken_seen.store(taken, Ordering::Relaxed);
+                if n.wrapping_sub(taken) >= self.capacity {
+                    // A closed queue says so even when it is also full.
+                    return Err(if self.is_closed() { PushError::Closed(value) } else { PushError::Full(value) });
+                }
             }
-            match self.len.0.compare_exchange_weak(n, n + 1, Ordering::SeqCst, Ordering::SeqCst) {
+            match pushed.compare_exchange_weak(n, n.wrapping_add(1), Ordering::SeqCst, Ordering::SeqCst) {
                 Ok(_) => break,
                 Err(now) => n = now,
             }
@@ -193,13 +210,13 @@ impl<T> Dispatch<T> {
         let pushed = match priority {
             Priority::Normal => self.normal.try_push(value),
             // Their rings are never closed: the queue's closed bit is checked after reserving,
-            // so a worker that saw the close also sees `len` and stays for the item.
+            // so a worker that saw the close also sees the reservation and stays for the item.
             _ if self.is_closed() => Err(PushError::Closed(value)),
             Priority::High => self.lane(&self.high).try_push(value),
             Priority::Low => self.lane(&self.low).try_push(value),
         };
         if let Err(e) = pushed {
-            self.len.0.fetch_sub(1, Ordering::SeqCst);
+            self.taken.0.fetch_add(1, Ordering::SeqCst);
             return Err(e);
         }
         self.wake(1);
@@ -296,7 +313,7 @@ impl<T> Dispatch<T> {
         let high = self.high.get().filter(|r| !r.is_empty());
         let low = || self.low.get().filter(|r| !r.is_empty());
         let v = high.and_then(Ring::pop).or_else(|| self.normal.pop()).or_else(|| low().and_then(Ring::pop))?;
-        self.len.0.fetch_sub(1, Ordering::SeqCst);
+        self.taken.0.fetch_add(1, Ordering::SeqCst);
         Some(v)
     }
 
@@ -314,7 +331,9 @@ impl<T> Dispatch<T> {
 
     /// Whether worker `index` has nothing to take (a snapshot).
     fn idle(&self, index: usize) -> bool {
-        self.len.0.load(Ordering::SeqCst) == 0 && self.mailbox(index).is_none_or(|m| m.len.0.load(Ordering::SeqCst) == 0)
+        // `taken` first: a reservation not yet given back then shows as `pushed != taken`.
+        let taken = self.taken.0.load(Ordering::SeqCst);
+        self.submit.0.pushed.load(Ordering::SeqCst) == taken && self.mailbox(index).is_none_or(|m| m.len.0.load(Ordering::SeqCst) == 0)
     }
 
     /// Worker side: worker `index`'s next item, sleeping while there is none and admission is
@@ -324,7 +343,7 @@ impl<T> Dispatch<T> {
             if let Some(v) = self.pop(index) {
                 return Some(v);
             }
-            // `len` and the mailbox count cover reservations, so a push that is under way
+            // The reservation counts cover reservations, so a push that is under way
             // keeps the worker here until it lands (or is refused and released).
             if self.is_closed() {
                 // Pairs with the fence between a reservation and its closed check.

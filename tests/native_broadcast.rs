@@ -1,5 +1,6 @@
 //! `WorkerPool::broadcast`: exactly once on every worker, before that worker's next queued
 //! task; all or nothing; a failing copy fails the whole and the pool keeps working.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 use common::{assert_invariant, occupy_all};

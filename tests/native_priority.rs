@@ -1,5 +1,6 @@
 //! Priorities: a worker takes the oldest task of the highest level present; FIFO within a
 //! level; `queue_capacity` bounds the levels together.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 use common::{assert_invariant, occupy_worker};
