@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 pub(crate) struct Delivery;
 
 /// The wasm back end times tasks to pick its doorbell; nothing to do natively.
-pub(crate) fn task_started() {}
+pub(crate) fn task_ended(_run_us: u64) {}
 
 /// Natively a completion wakes its handle's waker directly (`submitAll` batches and their
 /// quiet completions are a wasm doorbell matter).

@@ -245,7 +245,6 @@ impl Shared {
                 let now = backend::now_us();
                 slot.started_us.store(now, Ordering::Relaxed);
                 self.times.record_wait(index, now.saturating_sub(task.header().admitted_us));
-                backend::task_started();
                 c.started.fetch_add(1, Ordering::SeqCst);
                 let now = c.running_now.fetch_add(1, Ordering::SeqCst) + 1;
                 c.running_peak.fetch_max(now, Ordering::SeqCst);
@@ -271,11 +270,16 @@ impl Shared {
         self.after_run(index, task, true, outcome);
     }
 
+    /// Settles a task `work` took. Its run is recorded before the result is out, so `stats()`
+    /// read after the result counts it.
     fn after_run(&self, index: usize, task: TaskRef, ran: bool, outcome: Option<Outcome>) {
         let slot = &self.slots[index];
         slot.clear();
         if ran {
-            self.times.record_run(index, backend::now_us().saturating_sub(slot.started_us.load(Ordering::Relaxed)));
+            let end = backend::now_us();
+            let run_us = end.saturating_sub(slot.started_us.load(Ordering::Relaxed));
+            self.times.record_run(index, run_us);
+            backend::task_ended(run_us);
             self.counters.running_now.fetch_sub(1, Ordering::SeqCst);
         }
         match outcome {

@@ -158,18 +158,17 @@ pub(crate) fn skipped(shared: &Shared) {
 }
 
 std::thread_local! {
-    /// When this worker started its current task (`Date.now()`, ms).
-    static TASK_STARTED: Cell<f64> = const { Cell::new(0.0) };
+    /// How long this worker's last body ran (µs), for the doorbell choice in [`ring`].
+    static LAST_RUN_US: Cell<u64> = const { Cell::new(0) };
 }
 
-/// A task whose `Date.now()` advanced at least this much (so it ran for over a millisecond)
-/// rings with the bell even in message mode. `Date.now()`, not [`clock`]: a builtin with no
-/// JS around it, read twice per task by every worker.
-const LONG_TASK_MS: f64 = 2.0;
+/// A task that ran at least this long rings with the bell even in message mode.
+const LONG_TASK_US: u64 = 1_000;
 
-/// Called by the worker loop as a task starts.
-pub(crate) fn task_started() {
-    TASK_STARTED.with(|t| t.set(js_sys::Date::now()));
+/// Called by the worker loop as a body ends, before its result is settled: `run_us` comes
+/// from the clock reading that also feeds `stats().runTime` (one reading, not two).
+pub(crate) fn task_ended(run_us: u64) {
+    LAST_RUN_US.with(|t| t.set(run_us));
 }
 
 /// Wakes the owner thread's drain. Message mode posts one message (the lowest round trip for
@@ -183,7 +182,7 @@ pub(crate) fn ring(shared: &Shared) {
     // pending `waitAsync` wakes on the next turn.
     let message = d.message_mode.load(Ordering::Relaxed) == 1
         && d.owner.load(Ordering::Relaxed) != thread_id()
-        && TASK_STARTED.with(|t| js_sys::Date::now() - t.get() < LONG_TASK_MS);
+        && LAST_RUN_US.with(|t| t.get() < LONG_TASK_US);
     if message {
         post_doorbell();
     } else {
