@@ -4,7 +4,30 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 
-section() { printf '\n=== %s ===\n' "$*"; }
+# Each section says how long the one before it took, and the run ends with the total.
+last=
+section() {
+  [ -z "$last" ] || printf '\n(%d s)\n' "$((SECONDS - last))"
+  printf '\n=== %s ===\n' "$*"
+  last=$SECONDS
+}
+trap 'status=$?; printf "\n(%d s)\n%s after %d s\n" "$((SECONDS - ${last:-0}))" "$([ $status = 0 ] && echo "every suite passed" || echo "FAILED")" "$SECONDS"' EXIT
+# together LABEL COMMAND [LABEL COMMAND]...: runs the commands at once (the machine has 2
+# cores; engines spend much of a run starting up and waiting on each other), each into
+# target/logs/LABEL.log, prints the logs in order once all have ended, and fails naming each
+# command that failed.
+together() {
+  mkdir -p target/logs
+  local pids=() labels=() failed=()
+  while [ $# -gt 0 ]; do
+    (set -euo pipefail; eval "$2") > "target/logs/$1.log" 2>&1 &
+    pids+=($!) labels+=("$1")
+    shift 2
+  done
+  for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed+=("${labels[$i]}"); done
+  for l in "${labels[@]}"; do printf -- '--- %s\n' "$l"; cat "target/logs/$l.log"; done
+  [ ${#failed[@]} -eq 0 ] || { echo "failed: ${failed[*]}"; return 1; }
+}
 # `scripts/test.sh node browser` runs only those suites; no argument runs all.
 want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 ONLY="$*"
@@ -32,76 +55,7 @@ fi
 
 if want browser; then
 section "browser: wasm-bindgen tests in headless Chromium and Firefox ESR"
-# web_test BINARY chrome|firefox
-if [ -f target/toolchain.env ]; then
-  # Debian rustc-web fallback: wasm-pack refuses a sysroot without a prebuilt wasm32 std, so
-  # run what `wasm-pack test --headless --chrome` runs, directly (the runner picks the
-  # browser by which driver variable is set).
-  web_test() {
-    if [ "$2" = firefox ]; then set -- "$1" env -u CHROMEDRIVER GECKODRIVER="$(command -v geckodriver)"; else set -- "$1" env; fi
-    local features=(); [ "$1" = native_image_reference ] && features=(--features image)
-    "${@:2}" WASM_BINDGEN_TEST_ONLY_WEB=1 cargo test --target wasm32-unknown-unknown --test "$1" "${features[@]}"
-  }
-else
-  web_test() {
-    # The image kernels' reference test (tests/native_image_reference.rs) needs the feature.
-    local features=(); [ "$1" = native_image_reference ] && features=(--features image)
-    if [ "$2" = firefox ]; then wasm-pack test --headless --firefox --geckodriver "$(command -v geckodriver)" . --test "$1" "${features[@]}"
-    else wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver . --test "$1" "${features[@]}"; fi
-  }
-fi
-export -f web_test
-# About one start in four, the test page never loads, before any test runs. Chromium and
-# chromedriver are fine: the runner's own HTTP server (tiny_http 0.12 under rouille) leaves one
-# of Chromium's six parallel connections unserved, its request unread in the socket (seen with
-# `ss`: Recv-Q 587 bytes), because tiny_http's task pool can queue a new connection's task
-# behind threads that then block on keep-alive connections for good. So a watchdog kills an
-# attempt that has not reached "running N tests" 30 s after "Running headless tests" (a good
-# start takes ~2 s), and the run is retried, up to 8 times (0.3^8: a red run in ~1 of 15,000);
-# once tests have started a failure is final. Tests get 120 s each for a slow first load.
-# Each test binary (tests/web.rs; tests/web_memory.rs, which fills its page's memory) gets a
-# page, and so a start, of its own, in each browser. Firefox stalled the same way in about one
-# start in two until webdriver.json limited it to one connection per server (8 of 8 starts
-# then loaded); Chromium has no such switch.
-web_attempt() {
-  : > target/web-test.log
-  CARGO_UNSTABLE_BUILD_STD=panic_unwind,std WASM_BINDGEN_TEST_TIMEOUT=120 \
-    setsid timeout 900 bash -c "web_test $1 $2" > target/web-test.log 2>&1 &
-  local pid=$! waited=0 building=0
-  while kill -0 "$pid" 2>/dev/null; do
-    if grep -qE '^running [0-9]+ tests?' target/web-test.log; then break; fi
-    if grep -q 'Running headless tests' target/web-test.log; then
-      waited=$((waited + 1))
-      # setsid made the attempt a process group: stop all of it, chromedriver included.
-      if [ "$waited" -gt 30 ]; then kill -TERM -- "-$pid" 2>/dev/null; break; fi
-    else
-      building=$((building + 1))
-      if [ "$building" -gt 600 ]; then
-        echo "the wasm-bindgen test build did not reach 'Running headless tests' in 600 s" >> target/web-test.log
-        kill -TERM -- "-$pid" 2>/dev/null; break
-      fi
-    fi
-    sleep 1
-  done
-  wait "$pid"
-}
-for run in "web chrome" "web_memory chrome" "native_image_reference chrome" "web firefox" "web_memory firefox"; do
-  web_ok=0
-  for attempt in 1 2 3 4 5 6 7 8; do
-    # shellcheck disable=SC2086
-    if web_attempt $run; then web_ok=1; fi
-    echo "--- wasm-bindgen tests: $run"
-    # Firefox's own chatter (remote settings, telemetry) is left out; test lines stay.
-    grep -vE '^\s+Compiling |^\s+(console\.(error|warn)|JavaScript (error|warning)|Message:|RemoteSettings|Failed to retrieve|Stack:)' target/web-test.log
-    [ "$web_ok" = 1 ] && break
-    if grep -qE '^running [0-9]+ tests?' target/web-test.log; then break; fi
-    # Only a page that never loaded is retried: a failure before it (a compile error, a
-    # missing driver, a build that hung) is deterministic and final.
-    if ! grep -q 'Running headless tests' target/web-test.log; then echo "wasm-bindgen tests: $run failed before the page load; not retried"; break; fi
-    echo "the test page did not load in 30 s (attempt $attempt; the runner's HTTP server stalls now and then, see scripts/test.sh); retrying"
-  done
-  [ "$web_ok" = 1 ]
-done
+bash scripts/web-test.sh
 fi
 
 if want node; then
@@ -131,48 +85,54 @@ section "app: examples/app copied out of the repository, built with ringpool-bui
 node tests/app/run.mjs
 fi
 
-if want deno; then
-section "deno: the behaviour files in Deno (npm package deno), against the same installed package"
+# Deno and Bun run the behaviour files against the package the node section installed.
 # node-cli.test.mjs starts `node` itself with Node's command-line forms: Node only.
-echo "skipped in Deno: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
-[ -d target/npm-scratch/node_modules/ringpool ] || { echo "deno: run the node suite first (it installs the package into target/npm-scratch)"; exit 1; }
-(
-  cd target/npm-scratch
-  files=$(ls test/*.test.mjs | grep -v '/node-cli\.test\.mjs$')
-  # Bounded as a whole (deno test has no per-test limit): a hang fails the check below.
-  timeout 900 ../../node_modules/.bin/deno test --allow-all --no-check $files 2>&1 | tee ../deno-test.log | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^(ok|FAILED) \|| FAILED|^error' || true
-)
-# Every file passed, and nothing uncaught was printed (a worker's error would not fail a test).
-if ! sed 's/\x1b\[[0-9;]*m//g' target/deno-test.log | grep -qE '^ok \| [0-9]+ passed \| 0 failed'; then
-  echo "deno: tests failed, or ran past 15 minutes (target/deno-test.log)"
-  exit 1
-fi
-if grep -q 'Uncaught' target/deno-test.log; then
-  grep 'Uncaught' target/deno-test.log | head -5
-  echo "deno: an uncaught error was printed (target/deno-test.log)"
-  exit 1
-fi
-fi
-
-if want bun; then
-section "bun: the behaviour files in Bun (npm package bun), one process per file as node --test runs them"
-echo "skipped in Bun: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
-[ -d target/npm-scratch/node_modules/ringpool ] || { echo "bun: run the node suite first (it installs the package into target/npm-scratch)"; exit 1; }
-(
-  cd target/npm-scratch
-  : > ../bun-test.log
-  bun_failed=0 bun_passed=0
-  for f in $(ls test/*.test.mjs | grep -v '/node-cli\.test\.mjs$'); do
-    out=$(../../node_modules/.bin/bun test --timeout 180000 "$f" 2>&1) || bun_failed=$((bun_failed + 1))
-    printf '%s\n' "$out" >> ../bun-test.log
-    if printf '%s' "$out" | grep -q 'Uncaught'; then echo "bun: $f printed an uncaught error"; bun_failed=$((bun_failed + 1)); fi
-    n=$(printf '%s\n' "$out" | sed -n 's/^ *\([0-9]*\) pass$/\1/p')
-    bun_passed=$((bun_passed + ${n:-0}))
-    printf '%s\n' "$out" | grep -E '^\(fail\)' || true
-  done
-  echo "bun: $bun_passed passed, $bun_failed files failed (target/bun-test.log)"
-  [ "$bun_failed" = 0 ] && [ "$bun_passed" -gt 0 ]
-)
+deno_suite() {
+  echo "skipped in Deno: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
+  [ -d target/npm-scratch/node_modules/ringpool ] || { echo "deno: run the node suite first (it installs the package into target/npm-scratch)"; return 1; }
+  (
+    cd target/npm-scratch
+    files=$(ls test/*.test.mjs | grep -v '/node-cli\.test\.mjs$')
+    # Bounded as a whole (deno test has no per-test limit): a hang fails the check below.
+    timeout 900 ../../node_modules/.bin/deno test --allow-all --no-check $files 2>&1 | tee ../deno-test.log | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^(ok|FAILED) \|| FAILED|^error' || true
+  )
+  # Every file passed, and nothing uncaught was printed (a worker's error would not fail a test).
+  if ! sed 's/\x1b\[[0-9;]*m//g' target/deno-test.log | grep -qE '^ok \| [0-9]+ passed \| 0 failed'; then
+    echo "deno: tests failed, or ran past 15 minutes (target/deno-test.log)"
+    return 1
+  fi
+  if grep -q 'Uncaught' target/deno-test.log; then
+    grep 'Uncaught' target/deno-test.log | head -5
+    echo "deno: an uncaught error was printed (target/deno-test.log)"
+    return 1
+  fi
+}
+# One process per file, as node --test runs them.
+bun_suite() {
+  echo "skipped in Bun: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
+  [ -d target/npm-scratch/node_modules/ringpool ] || { echo "bun: run the node suite first (it installs the package into target/npm-scratch)"; return 1; }
+  (
+    cd target/npm-scratch
+    : > ../bun-test.log
+    bun_failed=0 bun_passed=0
+    for f in $(ls test/*.test.mjs | grep -v '/node-cli\.test\.mjs$'); do
+      out=$(../../node_modules/.bin/bun test --timeout 180000 "$f" 2>&1) || bun_failed=$((bun_failed + 1))
+      printf '%s\n' "$out" >> ../bun-test.log
+      if printf '%s' "$out" | grep -q 'Uncaught'; then echo "bun: $f printed an uncaught error"; bun_failed=$((bun_failed + 1)); fi
+      n=$(printf '%s\n' "$out" | sed -n 's/^ *\([0-9]*\) pass$/\1/p')
+      bun_passed=$((bun_passed + ${n:-0}))
+      printf '%s\n' "$out" | grep -E '^\(fail\)' || true
+    done
+    echo "bun: $bun_passed passed, $bun_failed files failed (target/bun-test.log)"
+    [ "$bun_failed" = 0 ] && [ "$bun_passed" -gt 0 ]
+  )
+}
+runtimes=()
+want deno && runtimes+=(deno deno_suite)
+want bun && runtimes+=(bun bun_suite)
+if [ ${#runtimes[@]} -gt 0 ]; then
+section "deno and bun, side by side: the behaviour files in Deno and in Bun (npm packages deno and bun), against the same installed package"
+together "${runtimes[@]}"
 fi
 
 if want browser-js; then
@@ -181,22 +141,16 @@ node tests/browser/run.mjs chromium
 fi
 
 if want engines; then
-section "engines: the same behaviour files in Firefox ESR (WebDriver BiDi) and WebKitGTK (WebDriver, under Xvfb)"
-node tests/browser/run.mjs firefox
-xvfb-run -a node tests/browser/run.mjs webkit
+section "engines, side by side: the same behaviour files in Firefox ESR (WebDriver BiDi) and WebKitGTK (WebDriver, under Xvfb)"
+together firefox "node tests/browser/run.mjs firefox" webkit "xvfb-run -a node tests/browser/run.mjs webkit"
 fi
 
 if want soak; then
-section "soak (short): 20,000 mixed-outcome tasks in Node, Chromium, Firefox and WebKitGTK (npm run soak: 1,000,000)"
-node tests/soak/node.mjs 20000 | tail -1
-node tests/soak/browser.mjs chromium 20000 | tail -1
-node tests/soak/browser.mjs firefox 20000 | tail -1
-xvfb-run -a node tests/soak/browser.mjs webkit 20000 | tail -1
-section "pressure soak (short): 4 rounds that fill the memory to its maximum, in the same four (npm run soak: 32)"
-node tests/soak/node.mjs pressure 256 | tail -1
-node tests/soak/browser.mjs chromium pressure 256 | tail -1
-node tests/soak/browser.mjs firefox pressure 256 | tail -1
-xvfb-run -a node tests/soak/browser.mjs webkit pressure 256 | tail -1
+section "soak (short): 20,000 mixed-outcome tasks, then 4 rounds that fill the memory to its maximum (npm run soak: 1,000,000 and 32), in Node, Chromium, Firefox and WebKitGTK, two at a time"
+together node "node tests/soak/node.mjs 20000 | tail -1; node tests/soak/node.mjs pressure 256 | tail -1" \
+  chromium "node tests/soak/browser.mjs chromium 20000 | tail -1; node tests/soak/browser.mjs chromium pressure 256 | tail -1"
+together firefox "node tests/soak/browser.mjs firefox 20000 | tail -1; node tests/soak/browser.mjs firefox pressure 256 | tail -1" \
+  webkit "xvfb-run -a node tests/soak/browser.mjs webkit 20000 | tail -1; xvfb-run -a node tests/soak/browser.mjs webkit pressure 256 | tail -1"
 fi
 
 if want demo; then

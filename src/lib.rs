@@ -39,6 +39,7 @@ pub mod memory;
 #[cfg(not(loom))]
 mod panic;
 #[cfg(not(loom))]
+mod broadcast;
 mod pool;
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 mod restart;
@@ -62,7 +63,8 @@ pub use cancel::CancelToken;
 #[cfg(not(loom))]
 pub use error::{BuildError, OutOfMemory, ShutdownTimeout, SubmitError, TaskError};
 #[cfg(not(loom))]
-pub use pool::{live_worker_threads, worker_id, worker_index, BroadcastHandle, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
+pub use broadcast::BroadcastHandle;
+pub use pool::{live_worker_threads, worker_id, worker_index, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
 #[cfg(not(loom))]
 pub use dispatch::{Priority, MAILBOX_CAPACITY};
 #[cfg(not(loom))]

@@ -41,6 +41,7 @@ pub(crate) mod growth;
 #[cfg(feature = "image")]
 mod image;
 mod js;
+mod submission;
 mod jsfn;
 mod rust_task;
 #[cfg(feature = "worker-alloc")]
@@ -77,14 +78,7 @@ pub fn memory_bytes() -> f64 {
     buffer.byte_length() as f64
 }
 
-#[wasm_bindgen(inline_js = "
-const seen = new WeakSet();
-export function poolViewOffset(memory, v) {
-  seen.add(memory.buffer);
-  return seen.has(v.buffer) ? v.byteOffset : -1;
-}
-export function noteBuffer(memory) { seen.add(memory.buffer); return memory.buffer; }
-")]
+#[wasm_bindgen(module = "/src/web/pool_views.js")]
 extern "C" {
     #[wasm_bindgen(js_name = poolViewOffset)]
     fn pool_view_offset_js(memory: &JsValue, v: &JsValue) -> f64;

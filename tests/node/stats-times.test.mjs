@@ -7,9 +7,13 @@ import { occupy } from './helpers.mjs';
 
 // The nearest-rank percentile of `sorted` (ascending), as the histogram defines it.
 const rank = (sorted, q) => sorted[Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length))) - 1];
-// Within the histogram's 1/16, plus 0.5 ms for what lies between the pool's clock readings
-// and the body's own (a call into JS, a preemption at the edge of a busy-wait).
-const near = (got, want) => Math.abs(got - want) <= want / 16 + 0.5;
+// The pool times a body plus the worker's call around it (finding the function, decoding the
+// arguments, encoding the result), so task i shows took_i + o_i with o_i >= 0. On a loaded
+// machine one o_i can reach tens of ms (a preemption in there). The mean is exact (µs), so the
+// o_i add up to slack = count × (mean − mean of took), and none exceeds it. An order statistic
+// moves by at most the largest o_i, so each percentile lies in [took_q, took_q + slack], give or
+// take the buckets' 1/16 (and µs rounding).
+const within = (got, lo, hi) => got >= (lo * 15) / 16 - 0.01 && got <= ((hi * 17) / 16) + 0.01;
 
 test('run-time percentiles match the task times the bodies measured themselves', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 128 });
@@ -23,11 +27,18 @@ test('run-time percentiles match the task times the bodies measured themselves',
   const { runTime: r, waitTime: w } = pool.stats();
   const show = JSON.stringify({ r, took: [rank(took, 0.5), rank(took, 0.9), rank(took, 0.99), took.at(-1)] });
   assert.equal(r.count, 100, show);
-  assert.ok(near(r.p50, rank(took, 0.5)), `p50 ${show}`);
-  assert.ok(near(r.p90, rank(took, 0.9)), `p90 ${show}`);
-  assert.ok(near(r.p99, rank(took, 0.99)), `p99 ${show}`);
-  assert.ok(near(r.max, took.at(-1)) && r.p50 <= r.p90 && r.p90 <= r.p99 && r.p99 <= r.max, `max ${show}`);
-  assert.ok(near(r.mean, took.reduce((a, b) => a + b) / 100), `mean ${show}`);
+  const tookMean = took.reduce((a, b) => a + b) / 100;
+  assert.ok(r.mean >= tookMean - 0.01, `mean ${show}`);
+  const slack = 100 * (r.mean - tookMean) + 0.1;
+  const seen = `${show} slack ${slack.toFixed(2)} ms`;
+  for (const [q, got] of [[0.5, r.p50], [0.9, r.p90], [0.99, r.p99]]) {
+    assert.ok(within(got, rank(took, q), rank(took, q) + slack), `p${q * 100} ${seen}`);
+  }
+  // max is kept exactly (µs), not bucketed.
+  assert.ok(r.max >= took.at(-1) - 0.01 && r.max <= took.at(-1) + slack, `max ${seen}`);
+  assert.ok(r.p50 <= r.p90 && r.p90 <= r.p99 && r.p99 <= r.max, `order ${seen}`);
+  // The three task lengths stay apart: 2 ms tasks are the median, 40 ms ones the top.
+  assert.ok(r.p50 < rank(took, 0.9) && r.p99 > rank(took, 0.9), `levels ${seen}`);
   assert.equal(w.count, 100);
   await pool.shutdown();
 });

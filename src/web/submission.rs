@@ -1,0 +1,349 @@
+//! What one JS call submits, read and checked before anything is admitted: the task body (a
+//! function's source, an export name, or a Rust `Task`), its arguments, and the call's options
+//! (`signal`, `timeout`, `priority`). A bad one is refused with a `TypeError`/`RangeError` that
+//! names it; the pool is not touched. The admission itself is in `js.rs`.
+
+use super::abort::{abort_reason, Acquired, SignalUse};
+use super::codec::from_js;
+use super::js::Inner;
+use super::jsfn::{self, JsOutcome};
+use super::rust_task::{RustBody, Task};
+use super::{codec_error_to_js, js_error, pool_view_offset};
+use crate::batch::Batch;
+use crate::sync::Arc;
+use crate::value::{Budget, Value};
+use crate::{CancelToken, Priority};
+use js_sys::Reflect;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use wasm_bindgen::convert::TryFromJsValue;
+use wasm_bindgen::prelude::*;
+
+/// What a submission from JS runs. Held inline in its task (no second allocation), and with
+/// up to two arguments inline too: a no-op task then frees nothing on the worker, whose
+/// frees would contend with the owner's allocations for the one heap lock.
+pub(super) enum Body {
+    /// A JS function, by source.
+    Source(Source, Args),
+    /// An export of the pool's task module.
+    Named(String, Args),
+    /// A `Task` made by Rust.
+    Rust(RustBody),
+}
+
+impl crate::task::Body<JsOutcome> for Body {
+    fn run(self) -> JsOutcome {
+        match self {
+            Body::Source(source, args) => jsfn::run(source.id, &source.text, args.as_slice()),
+            Body::Named(name, args) => jsfn::run_named(&name, args.as_slice()),
+            Body::Rust(f) => f(),
+        }
+    }
+}
+
+/// A task's arguments; two or fewer need no allocation.
+pub(super) enum Args {
+    Few(usize, [Value; 2]),
+    Many(Vec<Value>),
+}
+
+impl Args {
+    pub(super) fn as_slice(&self) -> &[Value] {
+        match self {
+            Args::Few(n, values) => &values[..*n],
+            Args::Many(values) => values,
+        }
+    }
+}
+
+/// A call's `options.signal`.
+#[derive(Clone)]
+pub(super) enum Signal {
+    /// Listened to through the signal's link, whose token all its tasks share (src/web/abort.rs).
+    Linked(SignalUse),
+    /// It had aborted before the call.
+    Aborted(JsValue),
+}
+
+impl Signal {
+    pub(super) fn token(&self) -> CancelToken {
+        match self {
+            Signal::Linked(u) => u.token().clone(),
+            Signal::Aborted(_) => {
+                let token = CancelToken::new();
+                token.cancel();
+                token
+            }
+        }
+    }
+
+    pub(super) fn is_aborted(&self) -> bool {
+        match self {
+            Signal::Linked(u) => u.token().is_cancelled(),
+            Signal::Aborted(_) => true,
+        }
+    }
+
+    pub(super) fn reason(&self) -> JsValue {
+        match self {
+            Signal::Linked(u) => u.reason(),
+            Signal::Aborted(s) => abort_reason(s),
+        }
+    }
+}
+
+/// `{signal, timeout, priority}`, read once per call (a `submitAll` shares them among its items).
+pub(super) struct CallOptions {
+    pub(super) signal: Option<Signal>,
+    /// Absolute deadline in [`clock`](super::backend::clock) ms (monotonic).
+    pub(super) deadline: Option<f64>,
+    pub(super) priority: Priority,
+}
+
+/// A submission checked and ready to be admitted (kept while `submit` waits for space).
+pub(super) struct Prepared {
+    pub(super) body: Body,
+    /// Held until the task settles: it keeps the signal's listener.
+    pub(super) signal: Option<Signal>,
+    /// Absolute deadline in [`clock`](super::backend::clock) ms (monotonic).
+    pub(super) deadline: Option<f64>,
+    /// The `submitAll` call it belongs to.
+    pub(super) batch: Option<Arc<Batch>>,
+    pub(super) priority: Priority,
+}
+
+pub(super) fn field(o: &JsValue, k: &str) -> JsValue {
+    Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// A `Task` wrapper (looked at, not taken: taking would consume its Rust value).
+pub(super) fn is_task_wrapper(v: &JsValue) -> bool {
+    v.is_object() && field(&field(v, "constructor"), "name").as_string().as_deref() == Some("Task")
+}
+
+/// A `Task` wrapper whose Rust value was taken by an earlier submission.
+pub(super) fn is_spent_task(v: &JsValue) -> bool {
+    is_task_wrapper(v) && field(v, "__wbg_ptr").as_f64() == Some(0.0)
+}
+
+pub(super) fn type_name(v: &JsValue) -> String {
+    if v.is_null() {
+        return "null".into();
+    }
+    v.js_typeof().as_string().unwrap_or_default()
+}
+
+/// `obj[key]`, or `undefined` if `obj` is not an object. A getter that throws is the
+/// caller's error (options are read as arguments are: the call is refused with it).
+pub(super) fn get(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+    get_key(obj, &key.into())
+}
+
+pub(super) fn get_key(obj: &JsValue, key: &JsValue) -> Result<JsValue, JsValue> {
+    if obj.is_object() || obj.is_function() {
+        Reflect::get(obj, key)
+    } else {
+        Ok(JsValue::UNDEFINED)
+    }
+}
+
+/// `n` as JS prints it in a message (`Infinity`, `-Infinity`, `NaN`, `1.5`).
+pub(super) fn js_number(n: f64) -> String {
+    if n == f64::INFINITY {
+        "Infinity".into()
+    } else if n == f64::NEG_INFINITY {
+        "-Infinity".into()
+    } else {
+        format!("{n}")
+    }
+}
+
+std::thread_local! {
+    /// `"signal"`, `"timeout"` and `"priority"` as JS strings, made once: decoding a key out of
+    /// shared memory on every `trySubmit` with options cost more than reading the property.
+    static OPTION_KEYS: (JsValue, JsValue, JsValue) = (JsValue::from_str("signal"), JsValue::from_str("timeout"), JsValue::from_str("priority"));
+}
+
+pub(super) fn read_size(options: &JsValue, key: &str, default: f64) -> Result<usize, JsValue> {
+    let v = get(options, key)?;
+    if v.is_undefined() {
+        return Ok(default as usize);
+    }
+    let Some(n) = v.as_f64() else {
+        return Err(js_error("TYPE", &format!("{key} must be an integer, got {}", type_name(&v))));
+    };
+    if n.fract() != 0.0 || n < 1.0 || !n.is_finite() {
+        return Err(js_error("RANGE", &format!("{key} must be an integer >= 1, got {}", js_number(n))));
+    }
+    Ok(if n > usize::MAX as f64 { usize::MAX } else { n as usize })
+}
+
+pub(super) const ARG_PATHS: [&str; 8] = ["args[0]", "args[1]", "args[2]", "args[3]", "args[4]", "args[5]", "args[6]", "args[7]"];
+
+std::thread_local! {
+    /// The sources of the last few task functions submitted from this thread: a loop that
+    /// submits the same function again skips `toString` and the copy into wasm memory.
+    static RECENT_SOURCES: RefCell<VecDeque<(JsValue, Source)>> = const { RefCell::new(VecDeque::new()) };
+}
+pub(super) const RECENT_SOURCES_LIMIT: usize = 8;
+
+/// A task function's source and an id no other source ever gets, under which workers cache
+/// the compiled function (a number to look up, not a string to hash).
+#[derive(Clone)]
+pub(super) struct Source {
+    pub(super) id: f64,
+    /// A `String` behind the `Arc`, not an `Arc<str>`: that would copy the text again, and
+    /// infallibly (`src/memory.rs`).
+    pub(super) text: std::sync::Arc<String>,
+}
+
+/// The source of a task function, checked to be sendable.
+pub(super) fn source_of(f: &JsValue) -> Result<Source, JsValue> {
+    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    if let Some(src) = RECENT_SOURCES.with(|r| r.borrow().iter().find(|(g, _)| g == f).map(|(_, s)| s.clone())) {
+        return Ok(src);
+    }
+    let Some(text) = jsfn::function_source(f).map_err(|e| codec_error_to_js(&e))? else {
+        return Err(js_error("TYPE", "task must be a self-contained function; native and bound functions cannot be sent to a worker"));
+    };
+    if text.trim_start().starts_with("class") {
+        return Err(js_error("TYPE", "task must be a function, not a class"));
+    }
+    let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed) as f64;
+    let source = Source { id, text: std::sync::Arc::new(text) };
+    RECENT_SOURCES.with(|r| {
+        let mut r = r.borrow_mut();
+        if r.len() == RECENT_SOURCES_LIMIT {
+            r.pop_front();
+        }
+        r.push_back((f.clone(), source.clone()));
+    });
+    Ok(source)
+}
+
+/// Reads the arguments of a JS task (function or named export) into values that cross.
+pub(super) fn read_args(args: &JsValue) -> Result<Args, JsValue> {
+    if args.is_undefined() {
+        return Ok(Args::Few(0, [Value::Undefined, Value::Undefined]));
+    }
+    let arr = match super::codec::array_copy(args) {
+        Ok(Some(arr)) => arr,
+        Ok(None) => return Err(js_error("TYPE", &format!("args must be an array, got {}", type_name(args)))),
+        Err(e) => return Err(js_error("TYPE", &e.to_string())),
+    };
+    let mut budget = Budget::default();
+    let n = arr.length() as usize;
+    let mut few = [Value::Undefined, Value::Undefined];
+    if n.saturating_mul(8) > budget.remaining() {
+        return Err(codec_error_to_js(&crate::value::CodecError::TooLarge { path: "args".into() }));
+    }
+    let mut many = if n > 2 {
+        crate::memory::try_vec(n).map_err(|oom| codec_error_to_js(&crate::value::CodecError::OutOfMemory { path: "args".into(), oom }))?
+    } else {
+        Vec::new()
+    };
+    for (i, a) in arr.iter().enumerate() {
+        let path = ARG_PATHS.get(i).map_or_else(|| format!("args[{i}]").into(), |p| std::borrow::Cow::Borrowed(*p));
+        let v = from_js(&a, &path, &mut budget, &pool_view_offset).map_err(|e| codec_error_to_js(&e))?;
+        if n <= 2 {
+            few[i] = v;
+        } else {
+            many.push(v);
+        }
+    }
+    Ok(if n <= 2 { Args::Few(n, few) } else { Args::Many(many) })
+}
+
+/// `e` with `prefix: ` before its message (which item of a `submitAll` was refused).
+pub(super) fn prefix_message(e: JsValue, prefix: &str) -> JsValue {
+    if let Some(message) = Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()) {
+        drop(Reflect::set(&e, &"message".into(), &format!("{prefix}: {message}").into()));
+    }
+    e
+}
+
+/// `options.priority`: `'high'`, `'normal'` (also when absent) or `'low'`.
+pub(super) fn read_priority(v: &JsValue) -> Result<Priority, JsValue> {
+    if v.is_undefined() {
+        return Ok(Priority::Normal);
+    }
+    match v.as_string().as_deref() {
+        Some("high") => Ok(Priority::High),
+        Some("normal") => Ok(Priority::Normal),
+        Some("low") => Ok(Priority::Low),
+        Some(other) => Err(js_error("RANGE", &format!("options.priority must be 'high', 'normal' or 'low', got {other:?}"))),
+        None => Err(js_error("TYPE", &format!("options.priority must be 'high', 'normal' or 'low', got {}", type_name(v)))),
+    }
+}
+
+/// Checks `options` (`{signal, timeout, priority}`); any problem is a `TypeError`/`RangeError`.
+pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(CallOptions { signal: None, deadline: None, priority: Priority::Normal });
+    }
+    if !options.is_object() {
+        return Err(js_error("TYPE", &format!("options must be an object, got {}", type_name(options))));
+    }
+    let (signal, timeout, priority) =
+        OPTION_KEYS.with(|(s, t, p)| Ok::<_, JsValue>((get_key(options, s)?, get_key(options, t)?, get_key(options, p)?)))?;
+    let priority = read_priority(&priority)?;
+    let signal = if signal.is_undefined() {
+        None
+    } else {
+        match SignalUse::acquire(&signal) {
+            Acquired::Linked(linked) => Some(Signal::Linked(linked)),
+            Acquired::Aborted => Some(Signal::Aborted(signal)),
+            Acquired::NotASignal => return Err(js_error("TYPE", "options.signal must be an AbortSignal")),
+            Acquired::ListenFailed => return Err(js_error("TYPE", "options.signal must be an AbortSignal (adding an abort listener threw)")),
+        }
+    };
+    let deadline = if timeout.is_undefined() {
+        None
+    } else {
+        match timeout.as_f64() {
+            Some(ms) if ms.is_finite() && ms >= 0.0 => Some(super::backend::clock() + ms),
+            Some(ms) => return Err(js_error("RANGE", &format!("options.timeout must be a finite number of ms >= 0, got {}", js_number(ms)))),
+            None => return Err(js_error("TYPE", &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
+        }
+    };
+    Ok(CallOptions { signal, deadline, priority })
+}
+
+/// Checks `task` and `args`; any problem is a `TypeError`/`RangeError`.
+pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &CallOptions) -> Result<Prepared, JsValue> {
+    let body: Body = if task.is_function() {
+        let source = source_of(&task)?;
+        Body::Source(source, read_args(&args)?)
+    } else if task.is_string() {
+        // Export names are short; a longer string cannot name one (and is not copied whole).
+        let name = super::codec::string_within(&task, 1024, &|| "task".into()).map_err(|e| match e {
+            crate::value::CodecError::TooLarge { .. } => js_error("TYPE", "task is a string too long to name an export of the task module"),
+            e => codec_error_to_js(&e),
+        })?;
+        let exports = inner.pool.backend.main().task_exports.borrow();
+        let Some(exports) = exports.as_ref().filter(|_| inner.task_module) else {
+            return Err(js_error("TYPE", "a task given by name needs a pool made with Pool.create({ module: url })"));
+        };
+        if !exports.iter().any(|e| *e == name) {
+            let list = if exports.is_empty() { "none".to_owned() } else { exports.join(", ") };
+            return Err(js_error("TYPE", &format!("the task module has no function export named {name:?} (its function exports: {list})")));
+        }
+        Body::Named(name, read_args(&args)?)
+    } else {
+        match Task::try_from_js_value(task) {
+            Ok(t) => Body::Rust(t.body),
+            // Submitting moved the Rust value out of its JS wrapper (wasm-bindgen zeroes the
+            // wrapper's `__wbg_ptr`), so a second submission finds an empty `Task`.
+            Err(other) if is_spent_task(&other) => {
+                return Err(js_error("TYPE", "task was already submitted: a Task runs once, make a new one for each submission"))
+            }
+            Err(other) => {
+                return Err(js_error(
+                    "TYPE",
+                    &format!("task must be a function, a Task (e.g. diagnostics.spin(1)) or, with Pool.create({{ module }}), an export name; got {}", type_name(&other)),
+                ))
+            }
+        }
+    };
+    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None, priority: options.priority })
+}
