@@ -178,7 +178,7 @@ export declare class CancelledError extends RingpoolError { readonly code: 'CANC
 /**
  * The shared memory cannot hold a value: an argument at admission, a result on its way back, or
  * an allocation inside a Rust task. A `RangeError`; the pool keeps working and nothing accepted
- * is lost. The memory only grows, up to `maximum` bytes (README "Memory").
+ * is lost. The memory only grows, up to `maximum` bytes (docs/guide.md, "Memory").
  */
 export declare class OutOfMemoryError extends RangeError {
   readonly code: 'OUT_OF_MEMORY';

@@ -75,7 +75,7 @@ cp tests/node/*.mjs "$scratch/test/"
   node --test --test-timeout=180000 test/*.test.mjs | tee ../node-test.log
   # How many tests Node registered (run or skipped): every browser run must report as many.
   sed -n 's/^# tests \([0-9]*\)$/\1/p' ../node-test.log > ../node-test-count
-  echo "the README's JS examples, each run on its own against the installed package"
+  echo "the JS examples of the README and docs/, each run on its own against the installed package"
   node ../../tests/readme/run.mjs .
 )
 fi

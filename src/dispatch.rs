@@ -46,7 +46,7 @@ pub const MAILBOX_CAPACITY: usize = 16;
 
 /// Which lane a task waits in. A worker taking its next task takes the oldest task of the
 /// highest level present. Nothing ages: a steady stream of `High` tasks keeps `Low` ones
-/// waiting for as long as it lasts (strict priority; see README "Priorities").
+/// waiting for as long as it lasts (strict priority; see docs/guide.md, "Priorities").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Priority {
     /// Taken before every `Normal` and `Low` task.
