@@ -88,6 +88,7 @@ fi
 # Deno and Bun run the behaviour files against the package the node section installed.
 # node-cli.test.mjs starts `node` itself with Node's command-line forms: Node only.
 deno_suite() {
+  [ -x node_modules/.bin/deno ] || { echo "deno: node_modules/.bin/deno is missing; run npm install (the dev dependency deno brings its binary)"; return 1; }
   echo "skipped in Deno: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
   [ -d target/npm-scratch/node_modules/ringpool ] || { echo "deno: run the node suite first (it installs the package into target/npm-scratch)"; return 1; }
   (
@@ -109,6 +110,7 @@ deno_suite() {
 }
 # One process per file, as node --test runs them.
 bun_suite() {
+  [ -x node_modules/.bin/bun ] || { echo "bun: node_modules/.bin/bun is missing; run npm install (the dev dependency bun brings its binary)"; return 1; }
   echo "skipped in Bun: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
   [ -d target/npm-scratch/node_modules/ringpool ] || { echo "bun: run the node suite first (it installs the package into target/npm-scratch)"; return 1; }
   (

@@ -40,6 +40,7 @@ pub mod memory;
 mod panic;
 #[cfg(not(loom))]
 mod broadcast;
+#[cfg(not(loom))]
 mod pool;
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 mod restart;
@@ -64,6 +65,7 @@ pub use cancel::CancelToken;
 pub use error::{BuildError, OutOfMemory, ShutdownTimeout, SubmitError, TaskError};
 #[cfg(not(loom))]
 pub use broadcast::BroadcastHandle;
+#[cfg(not(loom))]
 pub use pool::{live_worker_threads, worker_id, worker_index, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
 #[cfg(not(loom))]
 pub use dispatch::{Priority, MAILBOX_CAPACITY};

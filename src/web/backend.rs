@@ -337,12 +337,14 @@ impl Backend {
         &self.main
     }
 
+    /// A deadline `after` from now, in [`clock`] ms: monotonic, as the JS API's deadlines are
+    /// (`Date.now()` jumps with the wall clock).
     pub(crate) fn deadline(&self, after: Duration) -> Deadline {
-        js_sys::Date::now() + after.as_secs_f64() * 1000.0
+        clock() + after.as_secs_f64() * 1000.0
     }
 
     pub(crate) fn passed(&self, deadline: Deadline) -> bool {
-        js_sys::Date::now() >= deadline
+        clock() >= deadline
     }
 
     /// Fires `hook` after `after` (a Rust API task's deadline; the JS API keeps its own,
@@ -352,7 +354,7 @@ impl Backend {
     }
 
     pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) {
-        let ms = (at - js_sys::Date::now()).max(0.0);
+        let ms = (at - clock()).max(0.0);
         schedule(ms, &once(action));
     }
 }
