@@ -7,7 +7,7 @@ use crate::dispatch::{BroadcastError, Priority};
 use crate::error::{SubmitError, TaskError};
 use crate::pool::{TaskRef, WorkerPool};
 use crate::sync::{Arc, Ordering};
-use crate::task::{Output, Task, TaskHandle};
+use crate::task::{Output, Ran, Task, TaskHandle};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -89,8 +89,8 @@ impl WorkerPool {
 struct BroadcastCopy<F>(std::sync::Arc<F>);
 
 impl<F: Fn() -> T + Send + Sync + 'static, T> crate::task::Body<T> for BroadcastCopy<F> {
-    fn run(self) -> T {
-        (self.0)()
+    fn run(self) -> Ran<T> {
+        Ran::Returned((self.0)())
     }
 }
 

@@ -16,6 +16,9 @@ pub(crate) struct Delivery;
 /// The wasm back end times tasks to pick its doorbell; nothing to do natively.
 pub(crate) fn task_ended(_run_us: u64) {}
 
+/// A pending [`Backend::at`] (natively the timer thread owns it).
+pub(crate) struct Timer;
+
 /// Natively a completion wakes its handle's waker directly (`submitAll` batches and their
 /// quiet completions are a wasm doorbell matter).
 pub(crate) fn deliver(_shared: &Shared, task: TaskRef, _fulfilled: bool) {
@@ -46,7 +49,7 @@ pub(crate) type Deadline = Instant;
 
 #[derive(Clone)]
 pub(crate) struct Backend {
-    timer: Arc<Timer>,
+    timer: Arc<TimerQueue>,
 }
 
 impl Backend {
@@ -71,7 +74,7 @@ impl Backend {
                 return Err(BuildError::Spawn(e.to_string()));
             }
         }
-        Ok(Backend { timer: Arc::new(Timer::default()) })
+        Ok(Backend { timer: Arc::new(TimerQueue::default()) })
     }
 
     pub(crate) fn deadline(&self, after: Duration) -> Deadline {
@@ -83,12 +86,15 @@ impl Backend {
     }
 
     /// Fires `hook` after `after`, unless it is stale by then (a task's deadline).
-    pub(crate) fn after_hook(&self, after: Duration, hook: Box<dyn Hook>) {
+    pub(crate) fn after_hook(&self, after: Duration, hook: Box<dyn Hook>, _task: &crate::pool::TaskRef) {
         self.push(self.deadline(after), Action::Hook(hook));
     }
 
-    pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) {
+    /// Runs `action` at `at` (on the timer thread; it stays queued if the [`Timer`] is dropped,
+    /// and must then do nothing harmful).
+    pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) -> Timer {
         self.push(at, Action::Once(action));
+        Timer
     }
 
     fn push(&self, at: Deadline, action: Action) {
@@ -118,7 +124,7 @@ impl Backend {
 
 /// Deadlines of tasks and of `shutdown_timeout` calls. The thread exits when nothing is due.
 #[derive(Default)]
-struct Timer {
+struct TimerQueue {
     state: Mutex<TimerState>,
     changed: Condvar,
 }
@@ -161,7 +167,7 @@ impl Ord for Entry {
     }
 }
 
-impl Timer {
+impl TimerQueue {
     fn run(&self) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {

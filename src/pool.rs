@@ -551,7 +551,7 @@ impl WorkerPool {
             token.on_cancel(self.settle_hook(erased, TaskError::Cancelled));
         }
         if let Some(timeout) = options.timeout {
-            self.backend.after_hook(timeout, self.settle_hook(erased, TaskError::TimedOut));
+            self.backend.after_hook(timeout, self.settle_hook(erased, TaskError::TimedOut), erased);
         }
     }
 
@@ -565,7 +565,7 @@ impl WorkerPool {
     /// exited and released their resources.
     pub fn shutdown(&self) -> Shutdown {
         self.shared.dispatch.close();
-        Shutdown { shared: self.shared.clone(), backend: self.backend.clone(), deadline: None, timer_set: false }
+        Shutdown { shared: self.shared.clone(), backend: self.backend.clone(), deadline: None, timer: None }
     }
 
     /// Forced shutdown: closes admission and settles every queued *and running* task with
@@ -658,7 +658,8 @@ pub struct Shutdown {
     shared: Arc<Shared>,
     backend: backend::Backend,
     deadline: Option<backend::Deadline>,
-    timer_set: bool,
+    /// The wake-up at `deadline`, armed by the last poll.
+    timer: Option<backend::Timer>,
 }
 
 impl Future for Shutdown {
@@ -676,11 +677,11 @@ impl Future for Shutdown {
             if self.backend.passed(deadline) {
                 return Poll::Ready(Err(ShutdownTimeout));
             }
-            if !self.timer_set {
-                self.timer_set = true;
-                let waker = cx.waker().clone();
-                self.backend.at(deadline, Box::new(move || waker.wake()));
-            }
+            // Armed again on every poll before the deadline: a JS timer may fire a little before
+            // the clock says the deadline passed (Node's timers run on a coarser clock), and
+            // this poll is then the only one left to arm the next.
+            let waker = cx.waker().clone();
+            self.timer = Some(self.backend.at(deadline, Box::new(move || waker.wake())));
         }
         Poll::Pending
     }

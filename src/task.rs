@@ -141,23 +141,6 @@ pub(crate) enum Outcome {
     Suspended,
 }
 
-std::thread_local! {
-    /// Set by a body during its run: 1 = failed, 2 = suspended.
-    static BODY_SIGNAL: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
-}
-
-/// Inside a body: the value it returns stands for a failure (counted in `failed`).
-#[allow(dead_code)]
-pub(crate) fn mark_failed() {
-    BODY_SIGNAL.with(|s| s.set(1));
-}
-
-/// Inside a body: the task is not finished; its placeholder return value is dropped.
-#[allow(dead_code)]
-pub(crate) fn mark_suspended() {
-    BODY_SIGNAL.with(|s| s.set(2));
-}
-
 /// A task whose result type is `T`: what a [`TaskHandle`] polls.
 pub(crate) trait Output<T>: Runnable {
     fn poll_result(&self, cx: &mut Context<'_>) -> Poll<Result<T, TaskError>>;
@@ -169,12 +152,27 @@ pub(crate) trait Output<T>: Runnable {
 /// submission hands back data its submitter can keep (the JS layer's bodies, which then also
 /// live inline in the task instead of in a second allocation).
 pub(crate) trait Body<T>: Send + 'static {
-    fn run(self) -> T;
+    fn run(self) -> Ran<T>;
+}
+
+/// How a body ended, when it did not panic.
+#[derive(Debug)]
+pub(crate) enum Ran<T> {
+    /// It returned a result.
+    Returned(T),
+    /// It returned a value that stands for a failure (a JS task that threw): the handle gets
+    /// the value, and `stats()` counts the task as failed.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    Failed(T),
+    /// It waits for a JS promise: the worker returns to its event loop and finishes the task
+    /// later with [`Runnable::finish_suspended`].
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    Suspended,
 }
 
 impl<T, F: FnOnce() -> T + Send + 'static> Body<T> for F {
-    fn run(self) -> T {
-        self()
+    fn run(self) -> Ran<T> {
+        Ran::Returned(self())
     }
 }
 
@@ -255,16 +253,14 @@ where
         let body = self.body.with_mut(|b| unsafe { (*b).take() })?;
         let result = CURRENT.with(|c| {
             let prev = c.replace(&self.header as *const Header);
-            BODY_SIGNAL.with(|s| s.set(0));
             let r = crate::panic::catch(move || body.run());
             c.set(prev);
             r
         });
-        let signal = BODY_SIGNAL.with(|s| s.replace(0));
         let (result, outcome) = match result {
-            Ok(_) if signal == 2 => return Some(Outcome::Suspended),
-            Ok(v) if signal == 1 => (Ok(v), Outcome::Failed),
-            Ok(v) => (Ok(v), Outcome::Returned),
+            Ok(Ran::Suspended) => return Some(Outcome::Suspended),
+            Ok(Ran::Failed(v)) => (Ok(v), Outcome::Failed),
+            Ok(Ran::Returned(v)) => (Ok(v), Outcome::Returned),
             Err(e @ TaskError::OutOfMemory(_)) => (Err(e), Outcome::Failed),
             Err(e) => (Err(e), Outcome::Panicked),
         };

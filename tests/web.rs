@@ -8,7 +8,8 @@
 #![feature(stdarch_wasm_atomic_wait)]
 
 use js_sys::{Promise, Reflect};
-use ringpool::WorkerPool;
+use ringpool::{TaskError, TaskOptions, WorkerPool};
+use std::time::Duration;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -308,3 +309,36 @@ fn every_ringpool_error_is_a_js_error_of_the_package_classes() {
     let e: JsValue = ShutdownTimeout.into();
     assert!(is_class(&e, "TimeoutError") && message(&e).contains("deadline"), "{e:?}");
 }
+
+/// Rust API timeouts live in the pool's one deadline queue (src/web/deadlines.rs), as the JS
+/// API's do: a timeout fires while the task is queued, and tasks that settle first leave no
+/// entry and no armed timer behind.
+#[wasm_bindgen_test]
+async fn rust_api_timeouts_share_the_pools_deadline_queue() {
+    let pool = new_pool(1, 64).await;
+    let gate = Flag::default();
+    let g = gate.clone();
+    let blocker = pool.try_submit(move || g.block_until(1)).unwrap();
+    let late = pool
+        .try_submit_with(|| 7, TaskOptions { timeout: Some(Duration::from_millis(30)), ..Default::default() })
+        .unwrap();
+    assert_eq!(late.await, Err(TaskError::TimedOut), "timed out while queued behind the blocker");
+    gate.set(1);
+    blocker.await.unwrap();
+
+    let gate = Flag::default();
+    let g = gate.clone();
+    let blocker = pool.try_submit(move || g.block_until(1)).unwrap();
+    let long = TaskOptions { timeout: Some(Duration::from_secs(600)), ..Default::default() };
+    let handles: Vec<_> = (0..50).map(|i| pool.try_submit_with(move || i, long.clone()).unwrap()).collect();
+    assert_eq!(pool.pending_deadlines(), (50, true), "queued behind the blocker, every deadline is kept");
+    gate.set(1);
+    blocker.await.unwrap();
+    for (i, h) in handles.into_iter().enumerate() {
+        assert_eq!(h.await, Ok(i));
+    }
+    assert_eq!(pool.pending_deadlines(), (0, false), "settled tasks keep no deadline and no timer");
+    assert_invariant(&pool);
+    settle_shutdown(&pool).await;
+}
+

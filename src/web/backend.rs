@@ -14,7 +14,9 @@ use crate::error::BuildError;
 use crate::pool::{Shared, TaskRef};
 use crate::completion::Completions;
 use crate::sync::{Arc, AtomicU32, Futex, Ordering};
+use super::deadlines::{Deadlines, Watch};
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::time::Duration;
@@ -214,6 +216,12 @@ pub(crate) fn taken_over() {
 }
 
 pub(crate) type Deadline = f64;
+/// A pending [`Backend::at`]; dropping it cancels it.
+pub(crate) type Timer = Watch;
+
+fn task_key(task: &TaskRef) -> usize {
+    Arc::as_ptr(task) as *const () as usize
+}
 
 /// Owner-thread half of the pool: the workers, their lifecycle and the drain loop.
 #[derive(Clone)]
@@ -244,8 +252,58 @@ pub(crate) struct Main {
     /// Run after each drain that delivered something or found submissions waiting for space
     /// (the JS `Pool` admits them).
     on_drain: RefCell<Option<Box<dyn Fn()>>>,
-    _on_event: Closure<dyn FnMut(String, i32, String)>,
+    /// Every deadline of this pool, on one JS timer: JS tasks' and waiting `submit`s'
+    /// `timeout`s (src/web/js.rs), Rust API `TaskOptions::timeout`s and `shutdown_timeout`s.
+    pub(crate) deadlines: Rc<Deadlines>,
+    /// The entries of Rust API tasks' deadlines, by task address: forgotten when the task's
+    /// completion is drained, so a settled task keeps no entry (and no timer) alive.
+    timed: RefCell<HashMap<usize, Watch>>,
+    _on_event: Closure<dyn FnMut(String, i32, JsValue)>,
     _drain: Closure<dyn FnMut() -> bool>,
+}
+
+/// What a worker, or its `Worker` object, told the owner thread (`worker.js` posts
+/// `{ type, index, detail }`).
+enum WorkerEvent {
+    /// `ring`: completions wait (the message doorbell).
+    Ring,
+    /// `ready`: it started. Its TLS block and stack (the owner frees them if it dies in a
+    /// trap), and the task module's function exports.
+    Ready { thread_memory: Option<(f64, f64)>, exports: Vec<String> },
+    /// `exited`: the pool closed and drained, and it left the worker loop.
+    Exited,
+    /// `crashed` or `failed`: its own report. It caught a trap, or its module failed, and will
+    /// not touch wasm again, so what it held can be freed.
+    Crashed(String),
+    /// `error`: an uncaught error event. The thread may still be stopping; its memory is left.
+    Error(String),
+    /// `exit` (Node): the thread is gone without reporting (e.g. `process.exit`).
+    Gone(String),
+}
+
+impl WorkerEvent {
+    /// `None` for a kind this version does not know (ignored).
+    fn read(kind: &str, detail: &JsValue) -> Option<Self> {
+        let text = || detail.as_string().unwrap_or_default();
+        Some(match kind {
+            "ring" => WorkerEvent::Ring,
+            "ready" => {
+                let get = |k: &str| js_sys::Reflect::get(detail, &k.into()).unwrap_or(JsValue::UNDEFINED);
+                let exports = get("exports");
+                let exports = if js_sys::Array::is_array(&exports) {
+                    js_sys::Array::from(&exports).iter().filter_map(|e| e.as_string()).collect()
+                } else {
+                    Vec::new()
+                };
+                WorkerEvent::Ready { thread_memory: get("tls").as_f64().zip(get("stack").as_f64()), exports }
+            }
+            "exited" => WorkerEvent::Exited,
+            "crashed" | "failed" => WorkerEvent::Crashed(text()),
+            "error" => WorkerEvent::Error(text()),
+            "exit" => WorkerEvent::Gone(text()),
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Clone, Copy, Default)]
@@ -286,10 +344,10 @@ impl Backend {
         let main = Rc::new_cyclic(|weak: &std::rc::Weak<Main>| {
             // Closures must be UnwindSafe under panic=unwind; `Main` is only used on this thread.
             let w = AssertUnwindSafe(weak.clone());
-            let on_event = Closure::new(move |kind: String, index: i32, detail: String| {
+            let on_event = Closure::new(move |kind: String, index: i32, detail: JsValue| {
                 let w = &w;
-                if let Some(main) = w.0.upgrade() {
-                    main.on_event(&kind, index, detail);
+                if let (Some(main), Some(event)) = (w.0.upgrade(), WorkerEvent::read(&kind, &detail)) {
+                    main.on_event(index, event);
                 }
             });
             let w = AssertUnwindSafe(weak.clone());
@@ -321,6 +379,8 @@ impl Backend {
                 replaced: Cell::new(0),
                 keepalive: RefCell::new(None),
                 on_drain: RefCell::new(None),
+                deadlines: Rc::default(),
+                timed: RefCell::new(HashMap::new()),
                 _on_event: on_event,
                 _drain: drain,
             }
@@ -347,15 +407,16 @@ impl Backend {
         clock() >= deadline
     }
 
-    /// Fires `hook` after `after` (a Rust API task's deadline; the JS API keeps its own,
-    /// src/web/deadlines.rs).
-    pub(crate) fn after_hook(&self, after: Duration, hook: Box<dyn crate::cancel::Hook>) {
-        schedule(after.as_secs_f64() * 1000.0, &once(Box::new(move || hook.fire())));
+    /// Fires `hook` after `after` unless `task` settles first (a Rust API task's deadline, in
+    /// the pool's one deadline queue).
+    pub(crate) fn after_hook(&self, after: Duration, hook: Box<dyn crate::cancel::Hook>, task: &TaskRef) {
+        let watch = self.main.deadlines.watch(self.deadline(after), Box::new(move || hook.fire()));
+        self.main.timed.borrow_mut().insert(task_key(task), watch);
     }
 
-    pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) {
-        let ms = (at - clock()).max(0.0);
-        schedule(ms, &once(action));
+    /// Runs `action` at `at`, unless the returned timer is dropped first.
+    pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) -> Timer {
+        self.main.deadlines.watch(at, action)
     }
 }
 
@@ -373,16 +434,6 @@ fn clear_terminated_flag() {
             unsafe { (*(addr as usize as *const AtomicU32)).store(0, Ordering::SeqCst) };
         }
     }
-}
-
-/// A one-shot JS callback. Timer actions only settle tasks and wake futures, so a panic in one
-/// cannot leave state half-updated that a later call would observe.
-fn once(action: Box<dyn FnOnce() + Send>) -> JsValue {
-    let action = AssertUnwindSafe(action);
-    Closure::once_into_js(move || {
-        let action = action;
-        (action.0)()
-    })
 }
 
 // wasm-bindgen requires unwind safety of everything its exports touch when panics unwind. The
@@ -458,27 +509,19 @@ impl Main {
         self.set.spawn(index as u32);
     }
 
-    fn on_event(&self, kind: &str, index: i32, detail: String) {
-        match kind {
-            "ring" => {
+    fn on_event(&self, index: i32, event: WorkerEvent) {
+        match event {
+            WorkerEvent::Ring => {
                 self.drain();
             }
-            "ready" => {
+            WorkerEvent::Ready { thread_memory, exports } => {
                 let i = index as usize;
-                // detail: `__tls_base`, `__stack_alloc`, then the task module's function exports.
-                let mut lines = detail.split('\n');
-                let tls = lines.next().and_then(|l| l.parse::<f64>().ok());
-                let stack = lines.next().and_then(|l| l.parse::<f64>().ok());
                 let first = {
                     let mut slots = self.slots.borrow_mut();
-                    slots[i].thread_memory = tls.zip(stack);
+                    slots[i].thread_memory = thread_memory;
                     !std::mem::replace(&mut slots[i].was_ready, true)
                 };
-                let mut exports = self.task_exports.borrow_mut();
-                if exports.is_none() {
-                    *exports = Some(lines.map(str::to_owned).collect());
-                }
-                drop(exports);
+                self.task_exports.borrow_mut().get_or_insert(exports);
                 if first {
                     self.ready.set(self.ready.get() + 1);
                     if self.ready.get() == self.shared.workers {
@@ -486,7 +529,7 @@ impl Main {
                     }
                 }
             }
-            "exited" => {
+            WorkerEvent::Exited => {
                 if !std::mem::replace(&mut self.slots.borrow_mut()[index as usize].alive, false) {
                     return;
                 }
@@ -494,14 +537,9 @@ impl Main {
                 self.shared.worker_exited();
                 self.stop_if_done();
             }
-            // The worker's own report: it caught the trap (or its module failed) and will not
-            // touch wasm again, so what it held can be freed.
-            "crashed" | "failed" => self.worker_crashed(index as usize, detail, true),
-            // An uncaught error event: the thread may still be stopping; its memory is left.
-            "error" => self.worker_crashed(index as usize, detail, false),
-            // Node: the thread is gone (it ended without reporting, e.g. `process.exit`).
-            "exit" => self.worker_crashed(index as usize, detail, true),
-            _ => {}
+            WorkerEvent::Crashed(detail) => self.worker_crashed(index as usize, detail, true),
+            WorkerEvent::Error(detail) => self.worker_crashed(index as usize, detail, false),
+            WorkerEvent::Gone(detail) => self.worker_crashed(index as usize, detail, true),
         }
     }
 
@@ -597,6 +635,14 @@ impl Main {
     fn drain(&self) -> bool {
         let done = take_completions(&self.shared);
         let any = !done.is_empty();
+        if !self.timed.borrow().is_empty() {
+            // Their deadlines are moot now; forgetting the last one clears the pool's timer.
+            let moot: Vec<Watch> = {
+                let mut timed = self.timed.borrow_mut();
+                done.iter().filter_map(|t| timed.remove(&task_key(t))).collect()
+            };
+            drop(moot);
+        }
         for task in done {
             task.header().deliver();
         }
@@ -607,6 +653,13 @@ impl Main {
             }
         }
         !self.shared.is_stopped()
+    }
+
+    /// Deadlines still kept and whether the timer is armed, after taking the completions that
+    /// are waiting to be drained (a settled task's entry goes with its completion).
+    pub(crate) fn pending_deadlines(&self) -> (usize, bool) {
+        self.drain();
+        self.deadlines.pending()
     }
 
     pub(crate) fn set_on_drain(&self, f: Box<dyn Fn()>) {

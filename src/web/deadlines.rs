@@ -1,6 +1,8 @@
-//! Deadlines (`timeout`) of one pool's JS tasks and waiting `submit`s, kept on its owner
-//! thread: one JS timer for the earliest, and one entry each that is forgotten as soon as the
-//! task settles (or the `submit` is admitted).
+//! Every deadline of one pool, kept on its owner thread: `timeout`s of JS tasks and waiting
+//! `submit`s, Rust API `TaskOptions::timeout`s (forgotten as their completions are drained,
+//! `backend.rs`) and `shutdown_timeout`s. One JS timer for the earliest, on the monotonic
+//! clock, and one entry each that is forgotten as soon as the task settles (or the `submit`
+//! is admitted).
 //!
 //! A timer per task keeps its closure — and through it the task's record — until it fires,
 //! however early the task finished: with `timeout: 600000`, 50,000 short tasks grew wasm memory
@@ -85,6 +87,12 @@ impl Deadlines {
             self.arm(&mut s, at);
         }
         Watch { id, deadlines: Rc::downgrade(self) }
+    }
+
+    /// How many deadlines are live, and whether the timer is armed.
+    pub(crate) fn pending(&self) -> (usize, bool) {
+        let s = self.state.borrow();
+        (s.live.len(), s.armed.is_some())
     }
 
     fn forget(&self, id: u64) {

@@ -324,12 +324,14 @@ impl JsPool {
             Err(e) => return Promise::reject(&e.into()),
         };
         let ready = pool.ready();
+        // One deadline queue per pool, shared with the Rust API's (src/web/deadlines.rs).
+        let deadlines = pool.backend.main().deadlines.clone();
         let inner = Rc::new(Inner {
             pool,
             waiters: RefCell::new(VecDeque::new()),
             allocs: RefCell::new(HashMap::new()),
             task_module: has_module,
-            deadlines: Rc::default(),
+            deadlines,
         });
         let weak = AssertUnwindSafe(Rc::downgrade(&inner));
         inner.pool.backend.main().set_on_drain(Box::new(move || {

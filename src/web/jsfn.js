@@ -77,9 +77,11 @@ class TaskContext {
 Object.defineProperty(TaskContext, 'name', { value: 'TaskContext' });
 Object.freeze(TaskContext.prototype);
 
-// What the last `runTask` did: 0 returned, 1 threw, 2 returned a thenable (the worker then
-// awaits it), 3 the function is not compiled in this worker yet, 4 `cells` must be remade.
-let outcome = 0;
+// What the last `runTask` did (`RunTask` in jsfn.rs has the same numbers): it returned, it
+// threw, it returned a thenable (the worker then awaits it), the function is not compiled in
+// this worker yet, or `cells` must be remade (the memory grew).
+const RUN_RETURNED = 0, RUN_THREW = 1, RUN_THENABLE = 2, RUN_NOT_FOUND = 3, RUN_STALE_MEMORY = 4;
+let outcome = RUN_RETURNED;
 let suspended = null;
 export function lastOutcome() { return outcome; }
 export function setTaskMemory(memory) { cells = new Int32Array(memory.buffer); }
@@ -92,25 +94,25 @@ function isThenable(v) {
 // its context and up to two arguments (`rest`: an array of all of them when there are more).
 export function runTask(id, name, addr, n, a0, a1, rest) {
   const f = name === undefined ? byId.get(id) : taskExport(name);
-  if (typeof f !== 'function') { outcome = 3; return undefined; }
+  if (typeof f !== 'function') { outcome = RUN_NOT_FOUND; return undefined; }
   const idx = addr >>> 2;
-  if (cells === null || idx >= cells.length) { outcome = 4; return undefined; }
+  if (cells === null || idx >= cells.length) { outcome = RUN_STALE_MEMORY; return undefined; }
   const ctx = new TaskContext(idx);
   let r;
   try {
     r = n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest);
   } catch (e) {
     finishContext(ctx);
-    outcome = 1;
+    outcome = RUN_THREW;
     return e;
   }
   if (isThenable(r)) {
     watchContext(ctx);
     suspended = ctx;
-    outcome = 2;
+    outcome = RUN_THENABLE;
   } else {
     finishContext(ctx);
-    outcome = 0;
+    outcome = RUN_RETURNED;
   }
   return r;
 }

@@ -7,7 +7,8 @@
 //! settled by cancellation, its timeout or a forced shutdown (its result will be dropped), and
 //! `this.signal` is an `AbortSignal` that aborts then, while the task awaits.
 
-use super::codec::{error_of, from_js, to_js};
+use super::codec::{from_js, to_js};
+use crate::task::Ran;
 use crate::value::{Budget, CodecError, Value};
 use js_sys::Array;
 use std::cell::RefCell;
@@ -48,8 +49,6 @@ pub(crate) enum JsOutcome {
     /// Its result (or the value it threw) cannot cross: a `TypeError`, a `RangeError`, or
     /// the out-of-memory error when the memory cannot hold it.
     Unsendable(CodecError),
-    /// Placeholder while the body waits for a promise (never delivered).
-    Pending,
     /// A Rust value that becomes a JS value on the owner thread ([`Task::serde`](super::Task::serde)).
     Local(Box<dyn IntoJs>),
 }
@@ -99,13 +98,12 @@ pub(crate) fn outcome_of(ok: bool, v: &JsValue) -> (JsOutcome, bool) {
 }
 
 /// The body of a JS-function task, run on a worker.
-pub(crate) fn run(id: f64, source: &str, args: &[Value]) -> JsOutcome {
+pub(crate) fn run(id: f64, source: &str, args: &[Value]) -> Ran<JsOutcome> {
     match call(id, None, args) {
-        Some(outcome) => outcome,
+        Some(ran) => ran,
         None => match compile_cached(id, source) {
             Ok(_) => call(id, None, args).expect("the function was just cached"),
             Err(e) => {
-                crate::task::mark_failed();
                 let detail = match thrown(&e, false) {
                     JsOutcome::Thrown(v) => v,
                     _ => Value::Undefined,
@@ -120,27 +118,53 @@ pub(crate) fn run(id: f64, source: &str, args: &[Value]) -> JsOutcome {
                 } else {
                     NOT_CAPTURED
                 };
-                thrown_type_error(format!("the task function does not compile in the worker ({message}); {hint}"))
+                Ran::Failed(thrown_type_error(format!("the task function does not compile in the worker ({message}); {hint}")))
             }
         },
     }
 }
 
 /// The body of a task given by name: that export of the task module, run on a worker.
-pub(crate) fn run_named(name: &str, args: &[Value]) -> JsOutcome {
-    call(0.0, Some(name), args).unwrap_or_else(|| {
-        crate::task::mark_failed();
-        thrown_type_error(format!("the task module has no function export named {name:?} in this worker"))
-    })
+pub(crate) fn run_named(name: &str, args: &[Value]) -> Ran<JsOutcome> {
+    call(0.0, Some(name), args)
+        .unwrap_or_else(|| Ran::Failed(thrown_type_error(format!("the task module has no function export named {name:?} in this worker"))))
 }
 
 fn thrown_type_error(message: String) -> JsOutcome {
     JsOutcome::Thrown(Value::Error { name: "TypeError".into(), message, stack: String::new() })
 }
 
+/// What `runTask` in `jsfn.js` did, as its `lastOutcome()` reports it (the numbers are
+/// `RUN_*` there).
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+enum RunTask {
+    Returned = 0,
+    Threw = 1,
+    /// It returned a thenable: the worker awaits it.
+    Thenable = 2,
+    /// The function is not compiled in this worker yet (or the module has no such export).
+    NotFound = 3,
+    /// The worker's view of the state words must be remade (the memory grew).
+    StaleMemory = 4,
+}
+
+impl RunTask {
+    fn last() -> Self {
+        match last_outcome() {
+            0 => RunTask::Returned,
+            1 => RunTask::Threw,
+            2 => RunTask::Thenable,
+            3 => RunTask::NotFound,
+            4 => RunTask::StaleMemory,
+            n => unreachable!("jsfn.js runTask reported {n}"),
+        }
+    }
+}
+
 /// Calls the task function (compiled source `id`, or export `name`) with `this` = its context;
 /// a thenable result suspends the worker. `None`: no such function in this worker (yet).
-fn call(id: f64, name: Option<&str>, args: &[Value]) -> Option<JsOutcome> {
+fn call(id: f64, name: Option<&str>, args: &[Value]) -> Option<Ran<JsOutcome>> {
     let addr = crate::task::current_state_addr() as u32;
     let (a0, a1, rest) = match args {
         [] => (JsValue::UNDEFINED, JsValue::UNDEFINED, JsValue::UNDEFINED),
@@ -149,30 +173,23 @@ fn call(id: f64, name: Option<&str>, args: &[Value]) -> Option<JsOutcome> {
         _ => (JsValue::UNDEFINED, JsValue::UNDEFINED, args.iter().map(to_js).collect::<Array>().into()),
     };
     let mut result = run_task(id, name, addr, args.len() as u32, &a0, &a1, &rest);
-    let mut outcome = last_outcome();
-    if outcome == 4 {
+    let mut how = RunTask::last();
+    if how == RunTask::StaleMemory {
         set_task_memory(&wasm_bindgen::memory());
         result = run_task(id, name, addr, args.len() as u32, &a0, &a1, &rest);
-        outcome = last_outcome();
+        how = RunTask::last();
     }
-    Some(match outcome {
-        0 => {
-            let (outcome, failed) = outcome_of(true, &result);
-            if failed {
-                crate::task::mark_failed();
-            }
-            outcome
-        }
-        1 => {
-            crate::task::mark_failed();
-            thrown(&result, true)
-        }
-        2 => {
+    Some(match how {
+        RunTask::Returned => match outcome_of(true, &result) {
+            (outcome, false) => Ran::Returned(outcome),
+            (outcome, true) => Ran::Failed(outcome),
+        },
+        RunTask::Threw => Ran::Failed(thrown(&result, true)),
+        RunTask::Thenable => {
             SUSPENDED.with(|s| *s.borrow_mut() = Some(result));
-            crate::task::mark_suspended();
-            JsOutcome::Pending
+            Ran::Suspended
         }
-        _ => return None,
+        RunTask::NotFound | RunTask::StaleMemory => return None,
     })
 }
 
@@ -182,7 +199,6 @@ pub(crate) fn outcome_to_js(o: JsOutcome) -> Result<JsValue, JsValue> {
         JsOutcome::Returned(v) => Ok(to_js(&v)),
         JsOutcome::Thrown(v) => Err(to_js(&v)),
         JsOutcome::Unsendable(e) => Err(super::codec_error_to_js(&e)),
-        JsOutcome::Pending => Err(error_of("Error", "internal: a suspended task was delivered", "")),
         JsOutcome::Local(v) => v.into_js(),
     }
 }

@@ -223,4 +223,12 @@ impl WorkerPool {
     pub fn workers_replaced(&self) -> u64 {
         self.backend.main().replaced()
     }
+
+    /// Deadlines this pool still keeps (`timeout`s of unsettled tasks and waiting submits,
+    /// a pending `shutdown_timeout`), and whether its one JS timer is armed, once the
+    /// completions waiting for the owner thread are delivered: for tests.
+    #[doc(hidden)]
+    pub fn pending_deadlines(&self) -> (usize, bool) {
+        self.backend.main().pending_deadlines()
+    }
 }

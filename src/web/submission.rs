@@ -12,6 +12,7 @@ use super::{codec_error_to_js, js_error, pool_view_offset};
 use crate::batch::Batch;
 use crate::sync::Arc;
 use crate::value::{Budget, Value};
+use crate::task::Ran;
 use crate::{CancelToken, Priority};
 use js_sys::Reflect;
 use std::cell::RefCell;
@@ -32,11 +33,11 @@ pub(super) enum Body {
 }
 
 impl crate::task::Body<JsOutcome> for Body {
-    fn run(self) -> JsOutcome {
+    fn run(self) -> Ran<JsOutcome> {
         match self {
             Body::Source(source, args) => jsfn::run(source.id, &source.text, args.as_slice()),
             Body::Named(name, args) => jsfn::run_named(&name, args.as_slice()),
-            Body::Rust(f) => f(),
+            Body::Rust(f) => Ran::Returned(f()),
         }
     }
 }

@@ -43,6 +43,7 @@ export class WorkerSet {
     // (the Rust callbacks are being freed then), are dropped.
     let entry = null;
     const current = () => !this.stopped && this.workers.get(index) === entry;
+    // `detail`: the `ready` object, or a message (see `WorkerEvent` in backend.rs).
     const onMessage = (msg) => { if (current()) this.onEvent(msg.type, msg.index, msg.detail ?? ''); };
     const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
     if (isNode) {
@@ -201,7 +202,7 @@ async function runWorker(data, postToMain, close) {
     wasm.ringpool_worker_start(wasm.__tls_base.value, wasm.__stack_alloc.value);
     // This thread's TLS block and stack: the owner frees them if the worker dies in a trap.
     postToMain({ type: 'ready', index: data.index,
-      detail: [wasm.__tls_base.value, wasm.__stack_alloc.value, ...exportNames].join('\n') });
+      detail: { tls: wasm.__tls_base.value, stack: wasm.__stack_alloc.value, exports: exportNames } });
     // The raw export, not the glue wrapper: the wrapper marks the whole shared module as
     // terminated after a trap, which would stop every other thread; a crash here is ours to
     // report and the pool replaces this worker.
