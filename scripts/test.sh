@@ -133,8 +133,13 @@ runtimes=()
 want deno && runtimes+=(deno deno_suite)
 want bun && runtimes+=(bun bun_suite)
 if [ ${#runtimes[@]} -gt 0 ]; then
-section "deno and bun, side by side: the behaviour files in Deno and in Bun (npm packages deno and bun), against the same installed package"
-together "${runtimes[@]}"
+section "deno, then bun: the behaviour files in Deno and in Bun (npm packages deno and bun), against the same installed package"
+# One after the other: side by side, Deno's failed-start memory check and Bun's map test
+# failed now and then (the closing note of 2026-12-05 has the figures).
+while [ ${#runtimes[@]} -gt 0 ]; do
+  together "${runtimes[0]}" "${runtimes[1]}"
+  runtimes=("${runtimes[@]:2}")
+done
 fi
 
 if want browser-js; then
