@@ -658,7 +658,7 @@ pub struct Shutdown {
     shared: Arc<Shared>,
     backend: backend::Backend,
     deadline: Option<backend::Deadline>,
-    /// The wake-up at `deadline`, armed by the last poll.
+    /// The wake-up at `deadline`, once armed.
     timer: Option<backend::Timer>,
 }
 
@@ -677,11 +677,12 @@ impl Future for Shutdown {
             if self.backend.passed(deadline) {
                 return Poll::Ready(Err(ShutdownTimeout));
             }
-            // Armed again on every poll before the deadline: a JS timer may fire a little before
-            // the clock says the deadline passed (Node's timers run on a coarser clock), and
-            // this poll is then the only one left to arm the next.
-            let waker = cx.waker().clone();
-            self.timer = Some(self.backend.at(deadline, Box::new(move || waker.wake())));
+            // Armed once: the back end fires it only when `passed` holds (on wasm the pool's
+            // deadline queue re-arms a JS timer that fires early, src/web/deadlines.rs).
+            if self.timer.is_none() {
+                let waker = cx.waker().clone();
+                self.timer = Some(self.backend.at(deadline, Box::new(move || waker.wake())));
+            }
         }
         Poll::Pending
     }
