@@ -242,7 +242,8 @@ pub(crate) struct Main {
     completed_at_crash: Cell<u64>,
     /// Workers that said "ready" at least once (replacements included).
     pub(crate) ready: Cell<usize>,
-    /// Called once every worker is ready, or with an error if one failed to start.
+    /// Called once every worker is ready, or with the first start failure once every worker
+    /// has ended.
     pub(crate) on_ready: RefCell<Vec<Box<dyn FnOnce(Result<(), String>)>>>,
     pub(crate) start_error: RefCell<Option<String>>,
     replaced: Cell<u64>,
@@ -545,6 +546,9 @@ impl Main {
 
     fn stop_if_done(&self) {
         if self.shared.is_stopped() {
+            if let Some(err) = self.start_error.borrow().clone() {
+                self.fire_ready(Err(err));
+            }
             // Let the watch loop see the stop and end, then let go of ourselves.
             self.shared.delivery.bell.bump_and_wake(1);
             drop(self.keepalive.borrow_mut().take());
@@ -575,10 +579,10 @@ impl Main {
             self.free_dead_thread(index, task.as_ref());
         }
         if !self.slots.borrow()[index].was_ready {
-            // It never started: the pool cannot reach its size.
-            let msg = format!("worker {index} failed to start: {detail}");
-            *self.start_error.borrow_mut() = Some(msg.clone());
-            self.fire_ready(Err(msg));
+            // It never started: the pool cannot reach its size. The first failure is the one
+            // reported, once every worker of the pool has ended (`stop_if_done`): the caller
+            // sees the error with nothing of the pool left, so the next pool reuses its memory.
+            self.start_error.borrow_mut().get_or_insert(format!("worker {index} failed to start: {detail}"));
             self.shared.dispatch.close();
             self.shared.worker_exited();
             self.stop_if_done();

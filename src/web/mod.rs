@@ -200,13 +200,15 @@ impl WorkerPool {
         Self::build(workers, queue_capacity, |shared| backend::Backend::start_with(shared, config))
     }
 
-    /// Resolves when every worker has started (the pool accepts tasks before that).
+    /// Resolves when every worker has started (the pool accepts tasks before that). Rejects
+    /// when a worker fails to start, once every worker of the pool has ended.
     pub fn ready(&self) -> Promise {
         let main = AssertUnwindSafe(self.backend.main().clone());
         let workers = self.shared.workers;
+        let stopped = self.shared.is_stopped();
         Promise::new(&mut |resolve, reject| {
             let main = &main.0;
-            if let Some(err) = main.start_error.borrow().clone() {
+            if let Some(err) = main.start_error.borrow().clone().filter(|_| stopped) {
                 drop(reject.call1(&JsValue::UNDEFINED, &js_sys::Error::new(&err)));
             } else if main.ready.get() == workers {
                 drop(resolve.call0(&JsValue::UNDEFINED));

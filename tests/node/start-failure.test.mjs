@@ -25,7 +25,10 @@ test('a task module whose initialisation throws: Pool.create rejects with its er
 test('failed starts leak nothing and the next pool works', async () => {
   // Warm-up with both kinds of failure (each has one-time costs of its own on its first run:
   // Deno once grew the memory by a page at the first missing module), then repeated failures
-  // must not grow the shared memory.
+  // must not grow the shared memory. `Pool.create` rejects only once every worker of the
+  // failed pool has ended: when it rejected at the first failure, the pool's state was still
+  // held by its other worker while the next pool allocated its own, and under load (Deno
+  // beside Bun) the memory grew by two pages now and then.
   await rejection(Pool.create({ workers: 2, module: throwing }));
   await rejection(Pool.create({ workers: 2, module: missing }));
   const before = memoryBytes();
