@@ -2,12 +2,12 @@
 // same tasks in flight and the same task bodies (bench/tasks.mjs). Every round builds each
 // pool afresh, in a rotated order, so drift on this shared machine hits all peers alike;
 // medians over rounds are reported. `node bench/node.mjs` prints tables; `run()` is what
-// bench/run.mjs calls. SCENARIOS=noop,record,cpu ROUNDS=3 narrow it down.
+// bench/run.mjs calls. SCENARIOS=noop,record,cpu,args,results ROUNDS=3 narrow it down.
 import os from 'node:os';
 import Piscina from 'piscina';
 import Tinypool from 'tinypool';
 import workerpool from 'workerpool';
-import { noop, cpu, bytes, record } from './tasks.mjs';
+import { noop, cpu, bytes, record, made } from './tasks.mjs';
 import { closedLoop, median, pct, warnIfStale } from './harness.mjs';
 
 // PKG=path/to/index.js runs another build (an A/B in one sitting), as bench/admission.mjs.
@@ -17,33 +17,37 @@ const { Pool, diagnostics } = await import(process.env.PKG ?? '../pkg/index.js')
 const CORES = os.availableParallelism();
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const workerFile = new URL('./peers/worker.mjs', import.meta.url);
-const bodies = { noop, cpu, bytes, record };
+const bodies = { noop, cpu, bytes, record, made };
 
 // Each peer: `make(workers)` → { run(name, arg), close() }.
 const PEERS = {
   ringpool: {
     async make(workers) {
       const pool = await Pool.create({ workers, queueCapacity: 1024 });
-      return { run: (name, arg) => pool.trySubmit(bodies[name], [arg]), close: () => pool.shutdown(), pool };
+      return {
+        run: (name, arg) => pool.trySubmit(bodies[name], [arg]),
+        moved: (name, a) => pool.trySubmit(bodies[name], [a], { transfer: [a.buffer] }),
+        close: () => pool.shutdown(), pool,
+      };
     },
   },
   piscina: {
     async make(workers) {
       const pool = new Piscina({ filename: workerFile.href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
-      return { run: (name, arg) => pool.run(arg, { name }), close: () => pool.destroy() };
+      return { run: (name, arg) => pool.run(arg, { name }), moved: (name, a) => pool.run(Piscina.move(a), { name }), close: () => pool.destroy() };
     },
   },
   tinypool: {
     async make(workers) {
       const pool = new Tinypool({ filename: workerFile.href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
-      return { run: (name, arg) => pool.run(arg, { name }), close: () => pool.destroy() };
+      return { run: (name, arg) => pool.run(arg, { name }), moved: (name, a) => pool.run(a, { name, transferList: [a.buffer] }), close: () => pool.destroy() };
     },
   },
   workerpool: {
     async make(workers) {
       const pool = workerpool.pool(new URL('./peers/workerpool-worker.mjs', import.meta.url).pathname,
         { minWorkers: workers, maxWorkers: workers, workerType: 'thread' });
-      return { run: (name, arg) => pool.exec(name, [arg]), close: () => pool.terminate() };
+      return { run: (name, arg) => pool.exec(name, [arg]), moved: (name, a) => pool.exec(name, [a], { transfer: [a.buffer] }), close: () => pool.terminate() };
     },
   },
 };
@@ -72,11 +76,16 @@ async function scenario(name, { workers, tasks, inFlight, lat, variants }) {
     const order = Object.keys(variants);
     for (let i = 0; i < r % order.length; i++) order.push(order.shift());
     for (const v of order) {
-      const { peer, task, arg, rust } = variants[v];
+      const { peer, task, arg, rust, fresh, moved } = variants[v];
       const p = await PEERS[peer].make(workers);
       const a = typeof arg === 'function' ? arg(p) : arg;
-      // `rust`: a Rust Task per submission (ringpool only) instead of a JS body.
-      const submit = rust ? () => p.pool.trySubmit(rust()) : () => p.run(task, a);
+      // `rust`: a Rust Task per submission (ringpool only) instead of a JS body. `fresh`: a new
+      // Uint8Array of that many bytes per task (first and last byte set), handed over with the
+      // peer's transfer list when `moved`.
+      const buffer = () => { const b = new Uint8Array(fresh); b[0] = 1; b[fresh - 1] = 2; return b; };
+      const submit = rust ? () => p.pool.trySubmit(rust())
+        : fresh ? (moved ? () => p.moved(task, buffer()) : () => p.run(task, buffer()))
+        : () => p.run(task, a);
       for (let i = 0; i < 200; i++) await submit(); // warm-up: JIT, worker start
       const tput = await closedLoop(submit, tasks, inFlight);
       const l = lat ? await latencies(submit, lat) : null;
@@ -129,6 +138,24 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
     const variants = peersFor('bytes', copy);
     variants['ringpool (pool.alloc view)'] = { peer: 'ringpool', task: 'bytes', arg: (p) => p.pool.alloc(Uint8Array, 1 << 20).fill(7) };
     add(await scenario('bytes', { workers, tasks: 2_000, inFlight: 16, lat: 500, variants }), '1 MiB Uint8Array argument (copied; ringpool also by view)');
+  }
+  const KiB = 1024, sizes = [64 * KiB, 256 * KiB, 1024 * KiB, 4096 * KiB];
+  const label = (n) => (n >= 1024 * KiB ? `${n / 1024 / KiB} MiB` : `${n / KiB} KiB`);
+  if (want('args')) {
+    // A fresh buffer per task for every peer (a transferred one cannot be sent twice); the
+    // peers hand it over with their transfer lists, ringpool both by value and with `transfer`.
+    for (const size of sizes) {
+      const variants = Object.fromEntries(Object.keys(PEERS).map((p) => [p, { peer: p, task: 'bytes', fresh: size, moved: p !== 'ringpool' }]));
+      variants['ringpool (transfer)'] = { peer: 'ringpool', task: 'bytes', fresh: size, moved: true };
+      const tasks = Math.max(400, Math.round(4000 * 64 * KiB / size));
+      add(await scenario(`args-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants }), `${label(size)} Uint8Array argument (a new one per task; peers: transfer list)`);
+    }
+  }
+  if (want('results')) {
+    for (const size of sizes) {
+      const tasks = Math.max(400, Math.round(4000 * 64 * KiB / size));
+      add(await scenario(`results-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants: peersFor('made', size) }), `${label(size)} Uint8Array result (made by the task, sent back by value)`);
+    }
   }
   if (want('scaling')) {
     out.scaling = { cpuIterations: n, workers: [], results: {} };

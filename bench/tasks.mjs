@@ -19,3 +19,10 @@ export function record(i) {
 export function bytes(a) {
   return a.length + a[0] + a[a.length - 1];
 }
+
+/** A fresh `n`-byte Uint8Array as a result (first byte 1): what a result costs to send back. */
+export function made(n) {
+  const a = new Uint8Array(n);
+  a[0] = 1;
+  return a;
+}

@@ -29,11 +29,20 @@ export interface SubmitOptions {
   timeout?: number;
   /** Default `'normal'`. Strict: nothing ages, so a stream of `'high'` tasks holds `'low'` ones back. */
   priority?: Priority;
+  /**
+   * ArrayBuffers handed over, as in `postMessage`: detached from the caller once the task is
+   * admitted (or, with `submit`, queued to wait). Arguments are copied into the pool when the
+   * call is read either way. A SharedArrayBuffer, a view (list its `.buffer`), a detached or a
+   * repeated buffer is a `TypeError` and nothing is admitted.
+   */
+  transfer?: ArrayBuffer[];
 }
 
-export interface MapOptions extends SubmitOptions {
+export interface MapOptions extends Omit<SubmitOptions, 'transfer'> {
   /** `true` (default): results in input order; `false`: in completion order. */
   ordered?: boolean;
+  /** Each input's buffers to hand over: `(input) => [input.buffer]`. */
+  transfer?: (input: any) => ArrayBuffer[];
 }
 
 /** Element types `pool.alloc` can back with pool memory. */

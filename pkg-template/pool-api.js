@@ -25,7 +25,10 @@ function check(task, inputs, options) {
   }
   if (options === undefined || options === null) options = {};
   else if (typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`);
-  const { ordered = true, signal, timeout, priority } = options;
+  const { ordered = true, signal, timeout, priority, transfer } = options;
+  if (transfer !== undefined && typeof transfer !== 'function') {
+    throw new TypeError(`options.transfer of map must be a function (input) => ArrayBuffer[] (each input has its own buffers), got ${describe(transfer)}`);
+  }
   if (typeof ordered !== 'boolean') throw new TypeError(`options.ordered must be a boolean, got ${describe(ordered)}`);
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
   if (timeout !== undefined) {
@@ -36,7 +39,7 @@ function check(task, inputs, options) {
     if (typeof priority !== 'string') throw new TypeError(`options.priority must be 'high', 'normal' or 'low', got ${describe(priority)}`);
     if (!PRIORITIES.includes(priority)) throw new RangeError(`options.priority must be 'high', 'normal' or 'low', got ${JSON.stringify(priority)}`);
   }
-  return { ordered, signal, timeout, priority, isAsync: typeof asyncIter === 'function' };
+  return { ordered, signal, timeout, priority, transfer, isAsync: typeof asyncIter === 'function' };
 }
 
 /** A signal that aborts when `a` or `b` does (AbortSignal.any where the engine has it). */
@@ -52,7 +55,7 @@ function either(a, b) {
 }
 
 /**
- * `pool.map(task, inputs, { ordered = true, signal, timeout, priority })`: one task
+ * `pool.map(task, inputs, { ordered = true, signal, timeout, priority, transfer })`: one task
  * `task(input)` per input, results as an async iterable. Arguments are checked at once (a bad
  * one throws here); inputs are pulled lazily, at most `workers + queueCapacity` ahead of what
  * was yielded.
@@ -102,7 +105,18 @@ async function* run(pool, task, inputs, o, limit) {
           break;
         }
         outstanding++;
-        const p = pool.submit(task, [step.value], submitOptions);
+        let p;
+        if (o.transfer === undefined) {
+          p = pool.submit(task, [step.value], submitOptions);
+        } else {
+          // The input's own transfer list; a throw or a bad list fails this input as a
+          // refused submission would.
+          try {
+            p = pool.submit(task, [step.value], { ...submitOptions, transfer: o.transfer(step.value) });
+          } catch (e) {
+            p = Promise.reject(e);
+          }
+        }
         if (o.ordered) {
           p.catch(noop);
           inOrder.push(p);

@@ -1,5 +1,5 @@
 // Worker script for workerpool: registers the same task bodies.
 import workerpool from 'workerpool';
-import { noop, cpu, bytes, record } from '../tasks.mjs';
+import { noop, cpu, bytes, record, made } from '../tasks.mjs';
 
-workerpool.worker({ noop, cpu, bytes, record });
+workerpool.worker({ noop, cpu, bytes, record, made });

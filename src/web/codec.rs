@@ -18,7 +18,7 @@
 
 use crate::memory::try_vec;
 use crate::value::{child_path, Budget, CodecError, TypedKind, Value, MAX_DEPTH};
-use js_sys::{Array, ArrayBuffer, Object, Reflect, Uint8Array};
+use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -74,6 +74,8 @@ extern "C" {
     fn bigint_to_string(b: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = bigintFrom)]
     fn bigint_from(s: &str) -> JsValue;
+    #[wasm_bindgen(js_name = bufferFrom)]
+    fn buffer_from(memory: &JsValue, ptr: u32, n: u32) -> JsValue;
     #[wasm_bindgen(js_name = makeView)]
     fn make_view(kind: &str, buffer: &JsValue, offset: u32, length: u32) -> JsValue;
     #[wasm_bindgen(js_name = errorOf)]
@@ -409,6 +411,11 @@ impl Reader<'_> {
 }
 
 /// Builds the JS value for `v`.
+/// A new `ArrayBuffer` with a copy of `bytes` (one bulk copy, `bufferFrom` in codec.js).
+fn copy_out(bytes: &[u8]) -> JsValue {
+    buffer_from(&wasm_bindgen::memory(), bytes.as_ptr() as u32, bytes.len() as u32)
+}
+
 pub(crate) fn to_js(v: &Value) -> JsValue {
     match v {
         Value::Undefined => JsValue::UNDEFINED,
@@ -448,14 +455,9 @@ pub(crate) fn to_js(v: &Value) -> JsValue {
             s
         }
         Value::Date(ms) => js_sys::Date::new(&(*ms).into()).into(),
-        Value::ArrayBuffer(bytes) => {
-            let buf = ArrayBuffer::new(bytes.len() as u32);
-            Uint8Array::new(&buf).copy_from(bytes);
-            buf.into()
-        }
+        Value::ArrayBuffer(bytes) => copy_out(bytes),
         Value::Typed(kind, bytes) => {
-            let buf = ArrayBuffer::new(bytes.len() as u32);
-            Uint8Array::new(&buf).copy_from(bytes);
+            let buf = copy_out(bytes);
             let len = if *kind == TypedKind::DataView { bytes.len() } else { bytes.len() / kind.size() };
             make_view(kind.name(), &buf, 0, len as u32)
         }

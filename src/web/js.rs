@@ -124,9 +124,12 @@ impl Inner {
     fn admit(&self, p: Prepared, waiting: bool) -> Result<Promise, Refused> {
         // The deadline is this pool's (src/web/deadlines.rs), not the core's timer per task.
         let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout: None, priority: p.priority };
-        let Prepared { body, signal, deadline, batch, priority } = p;
+        let Prepared { body, signal, deadline, batch, priority, transfer } = p;
         match self.pool.offer(body, options, !waiting, batch.as_ref()) {
             Ok(handle) => {
+                if let Some(t) = transfer {
+                    t.detach();
+                }
                 let watch = deadline.map(|at| self.time_out_at(at, &handle));
                 // Moved into the settle callback: the signal's link and the deadline's entry
                 // live until the task settles.
@@ -141,7 +144,7 @@ impl Inner {
                     }
                 }))
             }
-            Err(SubmitError::QueueFull(body)) => Err(Refused::Full(Prepared { body, signal, deadline, batch, priority })),
+            Err(SubmitError::QueueFull(body)) => Err(Refused::Full(Prepared { body, signal, deadline, batch, priority, transfer })),
             Err(SubmitError::Closed(_)) => {
                 self.refused(batch.as_ref());
                 Err(Refused::Closed)
@@ -197,8 +200,10 @@ impl Inner {
     /// Queues `prepared` behind earlier waiters until there is space; the promise resolves to
     /// the task's promise once admitted. Timeout while waiting rejects it, and so does abort
     /// ([`reject_aborted`](Self::reject_aborted), run by the signal's link).
-    fn wait_for_space(&self, prepared: Prepared) -> Promise {
+    fn wait_for_space(&self, mut prepared: Prepared) -> Promise {
         let deadline = prepared.deadline;
+        // Accepted to wait: the caller's buffers go now, as a message's would on posting.
+        let mut transfer = prepared.transfer.take();
         let gone = Rc::new(Cell::new(false));
         let mut slot = Some(prepared);
         let gone_w = AssertUnwindSafe(gone.clone());
@@ -220,6 +225,9 @@ impl Inner {
                 return;
             }
             waiters.push_back(Waiter { prepared: slot.take(), resolve, reject, gone: gone_w.clone(), _deadline: watch });
+            if let Some(t) = transfer.take() {
+                t.detach();
+            }
         };
         let mut executor = AssertUnwindSafe(&mut executor);
         let promise = Promise::new(&mut move |resolve, reject| {
@@ -407,7 +415,11 @@ impl JsPool {
                     Ok(Some(pair)) => (pair.get(0), pair.get(1)),
                     _ => (item, JsValue::UNDEFINED),
                 };
-                prepared.push(prepare(&self.inner, task, args, &options).map_err(|e| prefix_message(e, &format!("items[{i}]")))?);
+                let mut p = prepare(&self.inner, task, args, &options).map_err(|e| prefix_message(e, &format!("items[{i}]")))?;
+                if i > 0 {
+                    p.transfer = None; // the call's list goes with its first item
+                }
+                prepared.push(p);
             }
             Ok(prepared)
         });
@@ -441,7 +453,7 @@ impl JsPool {
         }
         let inner = &self.inner;
         guarded(|| {
-            let options = CallOptions { signal: None, deadline: None, priority: Priority::Normal };
+            let options = CallOptions { signal: None, deadline: None, priority: Priority::Normal, transfer: None };
             let workers = inner.pool.workers();
             let mut bodies = crate::memory::try_vec(workers).map_err(|oom| Refused::OutOfMemory(oom).into_error())?;
             for _ in 0..workers {

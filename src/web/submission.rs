@@ -1,6 +1,6 @@
 //! What one JS call submits, read and checked before anything is admitted: the task body (a
 //! function's source, an export name, or a Rust `Task`), its arguments, and the call's options
-//! (`signal`, `timeout`, `priority`). A bad one is refused with a `TypeError`/`RangeError` that
+//! (`signal`, `timeout`, `priority`, `transfer`). A bad one is refused with a `TypeError`/`RangeError` that
 //! names it; the pool is not touched. The admission itself is in `js.rs`.
 
 use super::abort::{abort_reason, Acquired, SignalUse};
@@ -93,12 +93,46 @@ impl Signal {
     }
 }
 
-/// `{signal, timeout, priority}`, read once per call (a `submitAll` shares them among its items).
+#[wasm_bindgen(module = "/src/web/transfer.js")]
+extern "C" {
+    /// An array copy of `options.transfer`, or a string naming the entry that cannot be
+    /// transferred.
+    #[wasm_bindgen(js_name = checkTransfer)]
+    fn check_transfer(list: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = detachAll)]
+    fn detach_all(items: &JsValue);
+}
+
+/// The buffers of `options.transfer`, checked: detached once their task is admitted.
+#[derive(Clone)]
+pub(super) struct Transfer(JsValue);
+
+impl Transfer {
+    fn read(v: &JsValue) -> Result<Option<Self>, JsValue> {
+        if v.is_undefined() {
+            return Ok(None);
+        }
+        let checked = check_transfer(v);
+        match checked.as_string() {
+            Some(why) => Err(js_error("TYPE", &why)),
+            None => Ok(Some(Transfer(checked))),
+        }
+    }
+
+    /// Detaches the caller's buffers: the task is admitted, its arguments already copied.
+    pub(super) fn detach(self) {
+        detach_all(&self.0);
+    }
+}
+
+/// `{signal, timeout, priority, transfer}`, read once per call (a `submitAll` shares them
+/// among its items).
 pub(super) struct CallOptions {
     pub(super) signal: Option<Signal>,
     /// Absolute deadline in [`clock`](super::backend::clock) ms (monotonic).
     pub(super) deadline: Option<f64>,
     pub(super) priority: Priority,
+    pub(super) transfer: Option<Transfer>,
 }
 
 /// A submission checked and ready to be admitted (kept while `submit` waits for space).
@@ -111,6 +145,8 @@ pub(super) struct Prepared {
     /// The `submitAll` call it belongs to.
     pub(super) batch: Option<Arc<Batch>>,
     pub(super) priority: Priority,
+    /// Detached when the task is admitted, or queued to wait for space.
+    pub(super) transfer: Option<Transfer>,
 }
 
 pub(super) fn field(o: &JsValue, k: &str) -> JsValue {
@@ -162,7 +198,7 @@ pub(super) fn js_number(n: f64) -> String {
 std::thread_local! {
     /// `"signal"`, `"timeout"` and `"priority"` as JS strings, made once: decoding a key out of
     /// shared memory on every `trySubmit` with options cost more than reading the property.
-    static OPTION_KEYS: (JsValue, JsValue, JsValue) = (JsValue::from_str("signal"), JsValue::from_str("timeout"), JsValue::from_str("priority"));
+    static OPTION_KEYS: [JsValue; 4] = ["signal", "timeout", "priority", "transfer"].map(JsValue::from_str);
 }
 
 pub(super) fn read_size(options: &JsValue, key: &str, default: f64) -> Result<usize, JsValue> {
@@ -280,14 +316,16 @@ pub(super) fn read_priority(v: &JsValue) -> Result<Priority, JsValue> {
 /// Checks `options` (`{signal, timeout, priority}`); any problem is a `TypeError`/`RangeError`.
 pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
     if options.is_undefined() || options.is_null() {
-        return Ok(CallOptions { signal: None, deadline: None, priority: Priority::Normal });
+        return Ok(CallOptions { signal: None, deadline: None, priority: Priority::Normal, transfer: None });
     }
     if !options.is_object() {
         return Err(js_error("TYPE", &format!("options must be an object, got {}", type_name(options))));
     }
-    let (signal, timeout, priority) =
-        OPTION_KEYS.with(|(s, t, p)| Ok::<_, JsValue>((get_key(options, s)?, get_key(options, t)?, get_key(options, p)?)))?;
+    let [signal, timeout, priority, transfer] = OPTION_KEYS.with(|[s, t, p, x]| {
+        Ok::<_, JsValue>([get_key(options, s)?, get_key(options, t)?, get_key(options, p)?, get_key(options, x)?])
+    })?;
     let priority = read_priority(&priority)?;
+    let transfer = Transfer::read(&transfer)?;
     let signal = if signal.is_undefined() {
         None
     } else {
@@ -307,7 +345,7 @@ pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
             None => return Err(js_error("TYPE", &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
         }
     };
-    Ok(CallOptions { signal, deadline, priority })
+    Ok(CallOptions { signal, deadline, priority, transfer })
 }
 
 /// Checks `task` and `args`; any problem is a `TypeError`/`RangeError`.
@@ -346,5 +384,5 @@ pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &Cal
             }
         }
     };
-    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None, priority: options.priority })
+    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None, priority: options.priority, transfer: options.transfer.clone() })
 }

@@ -100,3 +100,16 @@ async function features(): Promise<void> {
   void ids; void sums; void p99;
 }
 void features;
+
+// transfer (issue 25).
+async function transfers(): Promise<void> {
+  await using pool = await Pool.create({ workers: 2 });
+  const a = new Uint8Array(8);
+  await pool.trySubmit((x: Uint8Array) => x.length, [a], { transfer: [a.buffer] });
+  // @ts-expect-error: list the buffer, not the view
+  await pool.trySubmit((x: Uint8Array) => x.length, [a], { transfer: [a] });
+  for await (const n of pool.map((x: Uint8Array) => x.length, [new Uint8Array(4)], { transfer: (x) => [x.buffer] })) { const k: number = n; void k; }
+  // @ts-expect-error: map's transfer is a function of the input
+  pool.map((x: Uint8Array) => x.length, [a], { transfer: [a.buffer] });
+}
+void transfers;

@@ -1,0 +1,145 @@
+// `options.transfer`: listed ArrayBuffers are detached from the caller once the task is
+// admitted (or queued by `submit`), the task still gets the bytes, and a list that cannot be
+// transferred is a TypeError naming the entry, with nothing admitted and nothing detached.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Pool, QueueFullError } from 'ringpool';
+import { assertInvariant, occupy, rejection } from './helpers.mjs';
+
+const detached = (b) => b.byteLength === 0 && (typeof b.detached === 'boolean' ? b.detached : (() => { try { new Uint8Array(b); return false; } catch { return true; } })());
+const sum = (a) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i]; return s; };
+
+function filled(n) {
+  const a = new Uint8Array(n);
+  for (let i = 0; i < n; i++) a[i] = i & 0xff;
+  return { a, expected: sum(a) };
+}
+
+test('trySubmit with transfer: the task gets the bytes, the caller\'s buffer is detached', async () => {
+  const pool = await Pool.create({ workers: 2 });
+  for (const n of [0, 1, 7, 8, 9, 4095, 65536, 262145]) {
+    const { a, expected } = filled(n);
+    const p = pool.trySubmit((x) => { let s = 0; for (let i = 0; i < x.length; i++) s += x[i]; return [x.length, s]; }, [a], { transfer: [a.buffer] });
+    assert.ok(detached(a.buffer), `the ${n}-byte buffer is detached once admitted`);
+    assert.equal(a.length, 0);
+    assert.deepEqual(await p, [n, expected]);
+  }
+  // Every kind of view, a DataView, and a bare ArrayBuffer; a listed buffer not among the
+  // arguments is detached too, as postMessage does.
+  const f = new Float64Array([1.5, NaN, -0, Infinity]);
+  const d = new DataView(new ArrayBuffer(4)); d.setInt32(0, -7);
+  const bare = new Uint16Array([1, 2, 3]).buffer;
+  const extra = new ArrayBuffer(16);
+  const got = await pool.trySubmit((x, y, z) => [Array.from(x), y.getInt32(0), new Uint16Array(z)[2]], [f, d, bare], { transfer: [f.buffer, d.buffer, bare, extra] });
+  assert.deepEqual(got, [[1.5, NaN, -0, Infinity], -7, 3]);
+  for (const b of [f.buffer, d.buffer, bare, extra]) assert.ok(detached(b));
+  await pool.shutdown();
+});
+
+test('a list that cannot be transferred is a TypeError naming the entry; nothing is admitted or detached', async () => {
+  const pool = await Pool.create({ workers: 1 });
+  const keep = new Uint8Array([1, 2, 3]);
+  const gone = new ArrayBuffer(8);
+  structuredClone(gone, { transfer: [gone] });
+  const cases = [
+    [7, /options\.transfer must be an array of ArrayBuffers, got number/],
+    [keep.buffer, /options\.transfer must be an array of ArrayBuffers, got object/],
+    [[keep.buffer, keep], /options\.transfer\[1\] is a Uint8Array; list its buffer/],
+    [[new SharedArrayBuffer(8)], /options\.transfer\[0\] is a SharedArrayBuffer/],
+    [[keep.buffer, 'x'], /options\.transfer\[1\] must be an ArrayBuffer, got string/],
+    [[null], /options\.transfer\[0\] must be an ArrayBuffer, got null/],
+    [[{}], /options\.transfer\[0\] must be an ArrayBuffer, got Object/],
+    [[gone], /options\.transfer\[0\] is a detached ArrayBuffer/],
+    [[keep.buffer, keep.buffer], /options\.transfer\[1\] is listed twice/],
+    [[pool.alloc(Uint8Array, 4).buffer], /options\.transfer\[0\] is a SharedArrayBuffer/],
+  ];
+  for (const [transfer, message] of cases) {
+    for (const call of [
+      () => pool.trySubmit((x) => x.length, [keep], { transfer }),
+      () => pool.submit((x) => x.length, [keep], { transfer }),
+      () => pool.submitAll([[(x) => x.length, [keep]]], { transfer }),
+    ]) {
+      const e = await rejection(call());
+      assert.ok(e instanceof TypeError, String(e));
+      assert.match(e.message, message);
+    }
+    assert.deepEqual(Array.from(keep), [1, 2, 3], 'the caller\'s buffer is untouched');
+  }
+  const s = assertInvariant(pool);
+  assert.equal(s.accepted, 0);
+  assert.equal(await pool.trySubmit((x) => x.length, [keep], { transfer: [keep.buffer] }), 3);
+  await pool.shutdown();
+});
+
+test('refused for a full queue: the buffer stays the caller\'s; submit detaches when it queues', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 1 });
+  const { blocker, open } = await occupy(pool);
+  const first = pool.trySubmit(() => 0);
+  const a = new Uint8Array([5, 6]);
+  const e = await rejection(pool.trySubmit((x) => x[0], [a], { transfer: [a.buffer] }));
+  assert.ok(e instanceof QueueFullError);
+  assert.ok(!detached(a.buffer));
+  assert.deepEqual(Array.from(a), [5, 6]);
+  // submit waits for space, holding its copy of the arguments: the caller's buffer goes now.
+  const waiting = pool.submit((x) => x[0] + x[1], [a], { transfer: [a.buffer] });
+  assert.ok(detached(a.buffer));
+  open();
+  await blocker;
+  assert.equal(await first, 0);
+  assert.equal(await waiting, 11);
+  await pool.shutdown();
+});
+
+test('submitAll and map hand over their buffers', async () => {
+  const pool = await Pool.create({ workers: 2 });
+  const xs = [filled(1000), filled(3), filled(70000)];
+  const all = pool.submitAll(xs.map(({ a }) => [(v) => { let s = 0; for (let i = 0; i < v.length; i++) s += v[i]; return s; }, [a]]), { transfer: xs.map(({ a }) => a.buffer) });
+  for (const { a } of xs) assert.ok(detached(a.buffer));
+  assert.deepEqual(await all, xs.map((x) => x.expected));
+
+  const inputs = [filled(10), filled(100000), filled(0)];
+  const out = [];
+  for await (const n of pool.map((v) => v.length, inputs.map((x) => x.a), { transfer: (v) => [v.buffer] })) out.push(n);
+  assert.deepEqual(out, [10, 100000, 0]);
+  for (const { a } of inputs) assert.ok(detached(a.buffer));
+  assert.throws(() => pool.map((v) => v, [], { transfer: [] }), { name: 'TypeError', message: /options\.transfer of map must be a function/ });
+  // A bad list from the function fails that input as a refused submission would.
+  const bad = new Uint8Array(2);
+  const e = await rejection((async () => { for await (const _ of pool.map((v) => v.length, [bad], { transfer: (v) => [v] })) { /* none */ } })());
+  assert.ok(e instanceof TypeError, String(e));
+  assert.match(e.message, /options\.transfer\[0\] is a Uint8Array/);
+  assert.ok(!detached(bad.buffer));
+  await pool.shutdown();
+});
+
+// The copy out of the shared memory goes 8 bytes at a time with a byte-wise tail
+// (`bufferFrom`, src/web/codec.js): every kind, sizes on both sides of each multiple of 8, views
+// at odd offsets, and NaN payloads, in both directions, must come back bit for bit.
+test('every typed-array kind crosses both ways bit for bit, at sizes around the copy\'s 8-byte steps', async () => {
+  const pool = await Pool.create({ workers: 2 });
+  const kinds = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+    Float32Array, Float64Array, BigInt64Array, BigUint64Array];
+  const bytesOf = (v) => Array.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  for (const sizeBytes of [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 4096 + 3, 65536 + 8, 65536 + 9]) {
+    const backing = new Uint8Array(sizeBytes + 24);
+    for (let i = 0; i < backing.length; i++) backing[i] = (i * 37 + 11) & 0xff; // NaN payloads included
+    for (const K of kinds) {
+      const n = Math.floor(sizeBytes / K.BYTES_PER_ELEMENT);
+      const offset = K.BYTES_PER_ELEMENT * 3; // not a multiple of 8 for 1-, 2- and 4-byte kinds
+      const v = new K(backing.buffer, offset, n);
+      const dv = new DataView(backing.buffer, 5, sizeBytes);
+      // The worker sends back the bytes it saw and a fresh copy of the view (a result).
+      const [seen, back, dvSeen, dvBack] = await pool.trySubmit((x, d) => [Array.from(new Uint8Array(x.buffer, x.byteOffset, x.byteLength)), x.slice(), Array.from(new Uint8Array(d.buffer, d.byteOffset, d.byteLength)), new DataView(d.buffer.slice(d.byteOffset, d.byteOffset + d.byteLength))], [v, dv]);
+      assert.deepEqual(seen, bytesOf(v), `${K.name} of ${n} elements, argument`);
+      assert.ok(back instanceof K && back.length === n, `${K.name} result type and length`);
+      assert.deepEqual(bytesOf(back), bytesOf(v), `${K.name} of ${n} elements, result`);
+      assert.deepEqual(dvSeen, bytesOf(dv));
+      assert.deepEqual(bytesOf(dvBack), bytesOf(dv));
+    }
+    const ab = backing.buffer.slice(3, 3 + sizeBytes);
+    const abBack = await pool.trySubmit((b) => b, [ab]);
+    assert.ok(abBack instanceof ArrayBuffer);
+    assert.deepEqual(Array.from(new Uint8Array(abBack)), Array.from(new Uint8Array(ab)));
+  }
+  await pool.shutdown();
+});
