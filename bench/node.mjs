@@ -147,13 +147,13 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
     for (const size of sizes) {
       const variants = Object.fromEntries(Object.keys(PEERS).map((p) => [p, { peer: p, task: 'bytes', fresh: size, moved: p !== 'ringpool' }]));
       variants['ringpool (transfer)'] = { peer: 'ringpool', task: 'bytes', fresh: size, moved: true };
-      const tasks = Math.max(400, Math.round(4000 * 64 * KiB / size));
+      const tasks = Math.max(1000, Math.round(4000 * 64 * KiB / size));
       add(await scenario(`args-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants }), `${label(size)} Uint8Array argument (a new one per task; peers: transfer list)`);
     }
   }
   if (want('results')) {
     for (const size of sizes) {
-      const tasks = Math.max(400, Math.round(4000 * 64 * KiB / size));
+      const tasks = Math.max(1000, Math.round(4000 * 64 * KiB / size));
       add(await scenario(`results-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants: peersFor('made', size) }), `${label(size)} Uint8Array result (made by the task, sent back by value)`);
     }
   }

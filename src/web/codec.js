@@ -131,18 +131,10 @@ function target(memory, ptr, n) {
   return new Uint8Array(memory.buffer, ptr, n);
 }
 // A new ArrayBuffer holding the `n` bytes at `ptr` of the wasm memory: the one copy out of
-// the shared memory. A byte view of a shared buffer is copied byte by byte (V8: ~500 µs for
-// 1 MiB); a Float64Array into a Float64Array 8 bytes at a time (~90 µs, the buffer's
-// allocation included). A copy between arrays of one type keeps every bit (the spec's
-// SetTypedArrayFromTypedArray), so no NaN is rewritten. The tail (and any unaligned block)
-// goes byte by byte.
+// the shared memory, in one call (wasm-bindgen's `ArrayBuffer::new` + `copy_from` took four).
 export function bufferFrom(memory, ptr, n) {
   const out = new ArrayBuffer(n);
-  if (n === 0) return out;
-  const src = target(memory, ptr, n).buffer;
-  const wide = ptr % 8 === 0 ? n - (n % 8) : 0;
-  if (wide > 0) new Float64Array(out, 0, wide / 8).set(new Float64Array(src, ptr, wide / 8));
-  if (wide < n) new Uint8Array(out, wide).set(new Uint8Array(src, ptr + wide, n - wide));
+  if (n > 0) new Uint8Array(out).set(target(memory, ptr, n));
   return out;
 }
 // Copies the `n` bytes of the typed array or buffer `v` to `ptr` of the wasm memory.

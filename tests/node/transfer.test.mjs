@@ -112,10 +112,10 @@ test('submitAll and map hand over their buffers', async () => {
   await pool.shutdown();
 });
 
-// The copy out of the shared memory goes 8 bytes at a time with a byte-wise tail
-// (`bufferFrom`, src/web/codec.js): every kind, sizes on both sides of each multiple of 8, views
-// at odd offsets, and NaN payloads, in both directions, must come back bit for bit.
-test('every typed-array kind crosses both ways bit for bit, at sizes around the copy\'s 8-byte steps', async () => {
+// Buffers and views are copied into the shared memory and out again (`bufferFrom`,
+// src/web/codec.js): every kind, sizes on both sides of each multiple of 8, views at odd
+// offsets and NaN payloads must come back bit for bit, in both directions.
+test('every typed-array kind crosses both ways bit for bit, at sizes around each multiple of 8', async () => {
   const pool = await Pool.create({ workers: 2 });
   const kinds = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
     Float32Array, Float64Array, BigInt64Array, BigUint64Array];
