@@ -2,7 +2,7 @@
 // same tasks in flight and the same task bodies (bench/tasks.mjs). Every round builds each
 // pool afresh, in a rotated order, so drift on this shared machine hits all peers alike;
 // medians over rounds are reported. `node bench/node.mjs` prints tables; `run()` is what
-// bench/run.mjs calls. SCENARIOS=noop,record,cpu,args,results ROUNDS=3 narrow it down.
+// bench/run.mjs calls. SCENARIOS=noop,record,cpu,args,results,roundtrip,startup ROUNDS=3 narrow it down.
 import os from 'node:os';
 import Piscina from 'piscina';
 import Tinypool from 'tinypool';
@@ -156,6 +156,38 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
       const tasks = Math.max(1000, Math.round(4000 * 64 * KiB / size));
       add(await scenario(`results-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants: peersFor('made', size) }), `${label(size)} Uint8Array result (made by the task, sent back by value)`);
     }
+  }
+  if (want('roundtrip')) {
+    // One task at a time (each awaited before the next), at several worker counts.
+    out.roundtrip = { workers: [1, 2, 4, 8], results: {} };
+    for (const w of out.roundtrip.workers) {
+      const s = await scenario(`roundtrip-${w}`, { workers: w, tasks: 200, inFlight: 1, lat: 2_000, variants: peersFor('noop', undefined) });
+      for (const [k, v] of Object.entries(s.results)) (out.roundtrip.results[k] ??= []).push({ p50: v.p50us, p99: v.p99us });
+    }
+    console.log(`\nsingle-task round trips (no-op, one at a time, 2,000 per round), µs, ${ROUNDS} rounds (medians)`);
+    const pis = out.roundtrip.results.piscina;
+    console.table(Object.fromEntries(Object.entries(out.roundtrip.results).map(([k, xs]) => [k, Object.fromEntries(xs.flatMap((x, i) => [
+      [`${out.roundtrip.workers[i]}w p50`, `${x.p50.toFixed(1)} (${(x.p50 / pis[i].p50).toFixed(2)}×)`],
+      [`${out.roundtrip.workers[i]}w p99`, x.p99.toFixed(1)],
+    ]))])));
+  }
+  if (want('startup')) {
+    // Pool.create → first no-op result → shutdown, a fresh pool each time, rotated order.
+    const times = {};
+    for (let r = 0; r < Math.max(ROUNDS, 5) * 3; r++) {
+      const order = Object.keys(PEERS);
+      for (let i = 0; i < r % order.length; i++) order.push(order.shift());
+      for (const peer of order) {
+        const t = performance.now();
+        const p = await PEERS[peer].make(workers);
+        await p.run('noop', undefined);
+        await p.close();
+        (times[peer] ??= []).push(performance.now() - t);
+      }
+    }
+    out.startup = Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, median(xs.slice(1))]));
+    console.log(`\nstart-up: Pool.create → first no-op result → shutdown, ${workers} workers, median ms (first round left out)`);
+    console.table(Object.fromEntries(Object.entries(out.startup).map(([k, ms]) => [k, { ms: ms.toFixed(1), 'vs piscina': `${(ms / out.startup.piscina).toFixed(2)}×` }])));
   }
   if (want('scaling')) {
     out.scaling = { cpuIterations: n, workers: [], results: {} };

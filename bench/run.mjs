@@ -72,6 +72,16 @@ const targets = [
   // Its own ABBA pairs: met when the whole 95 % interval of the median is at or above 1.0.
   ['Demo blur: ringpool vs wasm-bindgen-rayon', demo.vsRayon.median, `≥ 1.0× (${demo.vsRayon.n} pairs, 95 % interval ${demo.vsRayon.lo.toFixed(3)}–${demo.vsRayon.hi.toFixed(3)})`, () => demo.vsRayon.lo >= 1, demo.vsRayon.verdict],
   ['Demo blur: ringpool vs plain JS', demo.speedups.js, '≥ 5×', (r) => r >= 5],
+  // Issue 25: buffers, CPU tasks, round trips at every worker count, start-up.
+  ...[256 * 1024, 1024 * 1024].map((n) => {
+    const r = sc[`args-${n}`];
+    const best = Math.max(r.ringpool.tasksPerSec, r['ringpool (transfer)'].tasksPerSec);
+    return [`Node ${n / 1024} KiB argument vs piscina (best of by value / transfer)`, best / r.piscina.tasksPerSec, '≥ 1.5×', (x) => x >= 1.5];
+  }),
+  ['Node ~100 µs CPU tasks vs piscina', sc.cpu.ringpool.tasksPerSec / sc.cpu.piscina.tasksPerSec, '≥ 2×', (r) => r >= 2],
+  ...node.roundtrip.workers.map((w, i) => [`Node round trip p50 vs piscina, ${w} worker${w > 1 ? 's' : ''}`,
+    node.roundtrip.results.ringpool[i].p50 / node.roundtrip.results.piscina[i].p50, '≤ 0.5×', (r) => r <= 0.5]),
+  ['Node start-up (create → first result → shutdown) vs piscina', node.startup.ringpool / node.startup.piscina, '≤ 1.0×', (r) => r <= 1],
 ].map(([name, value, target, ok, verdict]) => ({ name, value, target, met: ok(value), verdict: ok(value) ? 'met' : verdict ?? 'not met' }));
 console.log('\n== targets ==');
 for (const t of targets) console.log(`${t.met ? 'met    ' : 'NOT MET'}  ${t.name}: ${t.value.toFixed(2)}× (target ${t.target})${t.met ? '' : `: ${t.verdict}`}`);
@@ -118,6 +128,22 @@ ${nodeTable(sc.cpu)}
 **Node, 1 MiB Uint8Array argument** (16 in flight)
 
 ${nodeTable(sc.bytes)}
+
+**Node, buffer arguments** (a new \`Uint8Array\` per task, 64 in flight; the peers pass it in their transfer lists), tasks/s
+
+${table(['size', ...Object.keys(sc['args-65536'])], [65536, 262144, 1048576, 4194304].map((n) => [`${n / 1024} KiB`, ...Object.values(sc[`args-${n}`]).map((v) => `${Math.round(v.tasksPerSec).toLocaleString('en-US')} (${ratio(v.tasksPerSec, sc[`args-${n}`].piscina.tasksPerSec)})`)]))}
+
+**Node, buffer results** (the task makes and returns a \`Uint8Array\`, 64 in flight), tasks/s
+
+${table(['size', ...Object.keys(sc['results-65536'])], [65536, 262144, 1048576, 4194304].map((n) => [`${n / 1024} KiB`, ...Object.values(sc[`results-${n}`]).map((v) => `${Math.round(v.tasksPerSec).toLocaleString('en-US')} (${ratio(v.tasksPerSec, sc[`results-${n}`].piscina.tasksPerSec)})`)]))}
+
+**Node, single-task round trips** (no-op, one at a time), µs
+
+${table(['peer', ...node.roundtrip.workers.flatMap((w) => [`${w}w p50`, `${w}w p99`])], Object.entries(node.roundtrip.results).map(([k, xs]) => [k, ...xs.flatMap((x) => [x.p50.toFixed(1), x.p99.toFixed(1)])]))}
+
+**Node, start-up** (\`Pool.create\` → first no-op result → shutdown, ${node.cores} workers), median ms
+
+${table(['peer', 'ms', 'vs piscina'], Object.entries(node.startup).map(([k, ms]) => [k, ms.toFixed(1), ratio(ms, node.startup.piscina)]))}
 
 **Node, scaling** (~100 µs CPU task, tasks/s)
 

@@ -35,11 +35,21 @@ use crate::ring::{CachePadded, CapacityError, PushError, Ring};
 use crate::sync::{fence, AtomicPtr, AtomicU32, AtomicUsize, Futex, Ordering};
 
 /// How many times an idle worker polls the queue before it sleeps (see `spin_until_work`):
-/// the first idle worker polls long, the others briefly.
+/// the first idle worker polls long enough to bridge a caller's round trip (its result
+/// reaching the caller and the next task coming back: tens of µs), the others briefly. Wasm
+/// has no pause instruction (`spin_loop` is a no-op there), so a poll takes a few ns and the
+/// lead polls ~0.15 ms; natively each poll also pauses, and 2048 already last that long.
+/// Under loom a worker polls once, so that the model covers a submitter skipping its wake-up.
 #[cfg(not(loom))]
 const SPIN_POLLS: u32 = 512;
-#[cfg(not(loom))]
+#[cfg(loom)]
+const SPIN_POLLS: u32 = 1;
+#[cfg(all(not(loom), target_arch = "wasm32"))]
+const LEAD_SPIN_POLLS: u32 = 65536;
+#[cfg(all(not(loom), not(target_arch = "wasm32")))]
 const LEAD_SPIN_POLLS: u32 = 2048;
+#[cfg(loom)]
+const LEAD_SPIN_POLLS: u32 = 1;
 
 /// Broadcast copies that may wait for one worker at once; one more is refused as a full queue.
 pub const MAILBOX_CAPACITY: usize = 16;
@@ -151,8 +161,8 @@ pub struct Dispatch<T> {
     bell: Futex,
     /// Workers between announcing themselves and waking up.
     sleepers: AtomicU32,
-    /// Workers polling in `spin_until_work` (a hint only: it never decides a wake-up).
-    #[cfg(not(loom))]
+    /// Workers polling in `spin_until_work`. A submitter that sees one skips its wake-up: the
+    /// poller looks at the queue again after lowering this count.
     spinners: AtomicU32,
 }
 
@@ -173,7 +183,6 @@ impl<T> Dispatch<T> {
             mailbox_capacity,
             bell: Futex::new(0),
             sleepers: AtomicU32::new(0),
-            #[cfg(not(loom))]
             spinners: AtomicU32::new(0),
         })
     }
@@ -219,8 +228,35 @@ impl<T> Dispatch<T> {
             self.taken.0.fetch_add(1, Ordering::SeqCst);
             return Err(e);
         }
-        self.wake(1);
+        self.wake_for_lanes();
         Ok(())
+    }
+
+    /// After a push into a lane: wakes one sleeper, unless a worker is polling the queue. That
+    /// worker then takes an item without a futex round trip, and the submitter (a browser main
+    /// thread, say) pays no `notify` ("Polling workers", src/README.md): it stops polling only
+    /// after its `spinners` decrement, which comes after our load, so its next look at the
+    /// queue (a poll, `pass_on`, or the re-check before sleeping) sees this item.
+    fn wake_for_lanes(&self) {
+        fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::SeqCst) > 0 && !self.polling() {
+            self.bell.bump_and_wake(1);
+        }
+    }
+
+    /// Whether some worker is in `spin_until_work`.
+    fn polling(&self) -> bool {
+        self.spinners.load(Ordering::SeqCst) > 0
+    }
+
+    /// Called by a worker that just took an item: if more wait in the lanes and nobody polls,
+    /// it wakes one sleeper for them. A burst that found one polling worker then spreads over
+    /// the sleeping ones one wake-up at a time, instead of waiting for that worker.
+    fn pass_on(&self) {
+        let taken = self.taken.0.load(Ordering::SeqCst);
+        if self.submit.0.pushed.load(Ordering::SeqCst) != taken {
+            self.wake_for_lanes();
+        }
     }
 
     fn lane<'a>(&self, lazy: &'a Lazy<Ring<T>>) -> &'a Ring<T> {
@@ -341,6 +377,7 @@ impl<T> Dispatch<T> {
     pub fn next(&self, index: usize) -> Option<T> {
         loop {
             if let Some(v) = self.pop(index) {
+                self.pass_on();
                 return Some(v);
             }
             // The reservation counts cover reservations, so a push that is under way
@@ -357,6 +394,11 @@ impl<T> Dispatch<T> {
             }
             let seen = self.bell.load();
             self.sleepers.fetch_add(1, Ordering::SeqCst);
+            // The worker's half of the Dekker pair with `wake`'s fence. SeqCst accesses alone
+            // already order it in the C++ model, but loom treats them as acquire/release and
+            // then finds a lost wake-up (tests/loom.rs, "without close"); on the sleep path,
+            // already a futex wait, the fence costs nothing measurable.
+            fence(Ordering::SeqCst);
             let idle = self.idle(index);
             if idle && !self.is_closed() {
                 self.bell.wait(seen);
@@ -369,39 +411,40 @@ impl<T> Dispatch<T> {
         }
     }
 
-    /// Polls the queue a little (a few µs) before going to sleep: in a stream of short tasks the
-    /// next one usually arrives within microseconds, and a worker that is still awake then costs
-    /// the submitter no `notify` and itself no futex round trip. `true` if work (or close)
-    /// showed up. Measured (`target`-free no-op loop, Node, 2 workers, 64 in flight): ~99k
-    /// tasks/s without it, 118k with 128 polls, 123–169k with 512, 122–126k with 4096 (longer
-    /// spins take CPU from the submitting thread on a 2-core machine). Only the first idle
-    /// worker polls long (`LEAD_SPIN_POLLS`, ~4× the time): A/B on fresh pools, 1.05–1.08×
-    /// tasks/s and 5–9 % less CPU per task than every worker polling 512 times.
+    /// Polls the queue a while before going to sleep: in a stream of short tasks the next one
+    /// usually arrives within microseconds, and a worker that is still awake then costs the
+    /// submitter no `notify` and itself no futex round trip. `true` if work (or close) showed
+    /// up. Only the first idle worker polls long (`LEAD_SPIN_POLLS`, ~0.15 ms of one core each
+    /// time the pool falls idle), so that a caller awaiting one task at a time finds it awake;
+    /// the others poll briefly and sleep, leaving the cores to the submitter. The figures
+    /// behind both counts are in bench/README.md ("Round trips").
     fn spin_until_work(&self, index: usize) -> bool {
-        #[cfg(not(loom))]
-        {
-            // One idle worker at a time polls long: it catches the next submission without a
-            // futex round trip, while the others sleep and leave the cores to the submitter.
-            let lead = self.spinners.fetch_add(1, Ordering::Relaxed) == 0;
-            let polls = if lead { LEAD_SPIN_POLLS } else { SPIN_POLLS };
-            let mut found = false;
-            for i in 0..polls {
-                if !self.idle(index) || self.is_closed() {
-                    found = true;
-                    break;
-                }
-                for _ in 0..(1 + i.min(SPIN_POLLS) / 64) {
-                    crate::sync::spin_hint();
-                }
+        // One idle worker at a time polls long: it catches the next submission without a
+        // futex round trip, while the others sleep and leave the cores to the submitter.
+        // SeqCst: a submitter that sees this count skips its wake-up (`wake_for_lanes`).
+        let lead = self.spinners.fetch_add(1, Ordering::SeqCst) == 0;
+        let polls = if lead { LEAD_SPIN_POLLS } else { SPIN_POLLS };
+        let mut found = false;
+        for i in 0..polls {
+            if !self.idle(index) || self.is_closed() {
+                found = true;
+                break;
             }
-            self.spinners.fetch_sub(1, Ordering::Relaxed);
-            found
+            #[cfg(not(loom))]
+            for _ in 0..(1 + i.min(SPIN_POLLS) / 64) {
+                crate::sync::spin_hint();
+            }
+            #[cfg(loom)]
+            let _ = i;
         }
+        self.spinners.fetch_sub(1, Ordering::SeqCst);
+        // A reservation whose push is under way also counts as work; loom must be told that
+        // the retry waits on another thread (natively the retry just spins until it lands).
         #[cfg(loom)]
-        {
-            let _ = index;
-            false
+        if found {
+            crate::sync::spin_hint();
         }
+        found
     }
 
     /// Closes admission and wakes every sleeper so workers can drain and exit. `true` for the

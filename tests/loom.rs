@@ -113,6 +113,23 @@ fn sleeping_worker_is_woken_and_drains_before_exit() {
     });
 }
 
+/// A wake-up with no close to mask a lost one: a worker polls once before it sleeps, and a
+/// submitter that sees it polling skips its notify; the worker must still take the item
+/// ("Polling workers" in src/README.md). A lost wake-up is a loom deadlock.
+#[test]
+fn a_polling_worker_takes_the_item_without_a_wake_up() {
+    model(|| {
+        let d = Arc::new(Dispatch::new(2, 1, 1).unwrap());
+        let worker = {
+            let d = d.clone();
+            thread::spawn(move || d.next(0))
+        };
+        assert!(d.try_push(1u8, Priority::Normal).is_ok());
+        assert_eq!(worker.join().unwrap(), Some(1));
+        d.close();
+    });
+}
+
 /// A worker thread taking items until `next` says to exit; returns how many it took.
 fn counting_worker(d: &Arc<Dispatch<u8>>) -> thread::JoinHandle<usize> {
     let d = d.clone();

@@ -58,8 +58,10 @@ fn wait_time_counts_time_in_the_queue() {
     // Held for at least 30 ms (measured here, so no guess at scheduling is involved).
     let held = Instant::now();
     spin(Duration::from_millis(30));
-    release.open();
+    // Read before opening: the queued tasks start once it opens, so they waited at least this
+    // long; read after, it would also count any stall of this thread past their start.
     let held = held.elapsed();
+    release.open();
     block_on(blocker).unwrap();
     for h in queued {
         block_on(h).unwrap();
