@@ -396,8 +396,9 @@ impl<T> Dispatch<T> {
             self.sleepers.fetch_add(1, Ordering::SeqCst);
             // The worker's half of the Dekker pair with `wake`'s fence. SeqCst accesses alone
             // already order it in the C++ model, but loom treats them as acquire/release and
-            // then finds a lost wake-up (tests/loom.rs, "without close"); on the sleep path,
-            // already a futex wait, the fence costs nothing measurable.
+            // then finds a lost wake-up (tests/loom.rs,
+            // `a_polling_worker_takes_the_item_without_a_wake_up`). On the sleep path, already
+            // a futex wait, the fence costs nothing measurable.
             fence(Ordering::SeqCst);
             let idle = self.idle(index);
             if idle && !self.is_closed() {
