@@ -2,9 +2,10 @@
 // process, 5 interleaved rounds of 1,000 per worker count, p50 medians.
 //   PKGS=target/pkg-a,pkg node bench/roundtrip-ab.mjs
 
+import { median as med } from './harness.mjs';
+
 const pkgs = process.env.PKGS.split(',');
 const mods = await Promise.all(pkgs.map((p) => import(new URL(`../${p}/index.js`, import.meta.url).href)));
-const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const res = {};
 for (let r = 0; r < 5; r++) for (const workers of [1, 2, 4, 8]) for (let k = 0; k < mods.length; k++) {
   const i = (k + r) % mods.length; const { Pool } = mods[i];

@@ -106,16 +106,12 @@ async function* run(pool, task, inputs, o, limit) {
         }
         outstanding++;
         let p;
-        if (o.transfer === undefined) {
-          p = pool.submit(task, [step.value], submitOptions);
-        } else {
-          // The input's own transfer list; a throw or a bad list fails this input as a
-          // refused submission would.
-          try {
-            p = pool.submit(task, [step.value], { ...submitOptions, transfer: o.transfer(step.value) });
-          } catch (e) {
-            p = Promise.reject(e);
-          }
+        try {
+          // The input's own transfer list; a throw there (or a bad list) fails this input as
+          // a refused submission would (`submit` itself never throws).
+          p = pool.submit(task, [step.value], o.transfer ? { ...submitOptions, transfer: o.transfer(step.value) } : submitOptions);
+        } catch (e) {
+          p = Promise.reject(e);
         }
         if (o.ordered) {
           p.catch(noop);

@@ -253,6 +253,10 @@ impl<T> Dispatch<T> {
     /// it wakes one sleeper for them. A burst that found one polling worker then spreads over
     /// the sleeping ones one wake-up at a time, instead of waiting for that worker.
     fn pass_on(&self) {
+        // Sleepers first: a busy pool, where nobody sleeps, pays this one load per task.
+        if self.sleepers.load(Ordering::SeqCst) == 0 {
+            return;
+        }
         let taken = self.taken.0.load(Ordering::SeqCst);
         if self.submit.0.pushed.load(Ordering::SeqCst) != taken {
             self.wake_for_lanes();

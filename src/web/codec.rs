@@ -410,12 +410,12 @@ impl Reader<'_> {
     }
 }
 
-/// Builds the JS value for `v`.
 /// A new `ArrayBuffer` with a copy of `bytes` (one bulk copy, `bufferFrom` in codec.js).
 fn copy_out(bytes: &[u8]) -> JsValue {
     buffer_from(&wasm_bindgen::memory(), bytes.as_ptr() as u32, bytes.len() as u32)
 }
 
+/// Builds the JS value for `v`.
 pub(crate) fn to_js(v: &Value) -> JsValue {
     match v {
         Value::Undefined => JsValue::UNDEFINED,

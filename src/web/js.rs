@@ -374,7 +374,7 @@ impl JsPool {
     #[wasm_bindgen(js_name = trySubmit)]
     pub fn try_submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
         let admitted = guarded(|| {
-            let prepared = read_options(&options).and_then(|o| prepare(&self.inner, task, args, &o))?;
+            let prepared = read_options(&options).and_then(|mut o| prepare(&self.inner, task, args, &mut o))?;
             self.inner.admit(prepared, false).map_err(Refused::into_error)
         });
         admitted.unwrap_or_else(|e| Promise::reject(&e))
@@ -385,7 +385,7 @@ impl JsPool {
     /// shutdown starts first.
     pub fn submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
         guarded(|| {
-            let prepared = read_options(&options).and_then(|o| prepare(&self.inner, task, args, &o))?;
+            let prepared = read_options(&options).and_then(|mut o| prepare(&self.inner, task, args, &mut o))?;
             Ok(self.inner.enqueue(prepared))
         })
         .unwrap_or_else(|e| Promise::reject(&e))
@@ -407,7 +407,7 @@ impl JsPool {
         // Every item is read before any is admitted; one that is refused (bad, too large, or
         // out of memory) refuses the call.
         let prepared = guarded(|| {
-            let options = read_options(&options)?;
+            let mut options = read_options(&options)?;
             let mut prepared = crate::memory::try_vec(list.length() as usize)
                 .map_err(|oom| Refused::OutOfMemory(oom).into_error())?;
             for (i, item) in list.iter().enumerate() {
@@ -415,11 +415,7 @@ impl JsPool {
                     Ok(Some(pair)) => (pair.get(0), pair.get(1)),
                     _ => (item, JsValue::UNDEFINED),
                 };
-                let mut p = prepare(&self.inner, task, args, &options).map_err(|e| prefix_message(e, &format!("items[{i}]")))?;
-                if i > 0 {
-                    p.transfer = None; // the call's list goes with its first item
-                }
-                prepared.push(p);
+                prepared.push(prepare(&self.inner, task, args, &mut options).map_err(|e| prefix_message(e, &format!("items[{i}]")))?);
             }
             Ok(prepared)
         });
@@ -453,11 +449,11 @@ impl JsPool {
         }
         let inner = &self.inner;
         guarded(|| {
-            let options = CallOptions { signal: None, deadline: None, priority: Priority::Normal, transfer: None };
+            let mut options = CallOptions { signal: None, deadline: None, priority: Priority::Normal, transfer: None };
             let workers = inner.pool.workers();
             let mut bodies = crate::memory::try_vec(workers).map_err(|oom| Refused::OutOfMemory(oom).into_error())?;
             for _ in 0..workers {
-                bodies.push(prepare(inner, task.clone(), args.clone(), &options)?.body);
+                bodies.push(prepare(inner, task.clone(), args.clone(), &mut options)?.body);
             }
             let promises = match inner.pool.offer_broadcast(bodies) {
                 Ok(handles) => handles,

@@ -104,7 +104,6 @@ extern "C" {
 }
 
 /// The buffers of `options.transfer`, checked: detached once their task is admitted.
-#[derive(Clone)]
 pub(super) struct Transfer(JsValue);
 
 impl Transfer {
@@ -348,8 +347,9 @@ pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
     Ok(CallOptions { signal, deadline, priority, transfer })
 }
 
-/// Checks `task` and `args`; any problem is a `TypeError`/`RangeError`.
-pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &CallOptions) -> Result<Prepared, JsValue> {
+/// Checks `task` and `args`; any problem is a `TypeError`/`RangeError`. The call's transfer
+/// list goes with the first submission prepared from `options` (a `submitAll`'s first item).
+pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &mut CallOptions) -> Result<Prepared, JsValue> {
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
         Body::Source(source, read_args(&args)?)
@@ -384,5 +384,5 @@ pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &Cal
             }
         }
     };
-    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None, priority: options.priority, transfer: options.transfer.clone() })
+    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None, priority: options.priority, transfer: options.transfer.take() })
 }
