@@ -264,8 +264,8 @@ impl Shared {
     }
 
     /// Finishes a task that suspended in [`Shared::work`] on worker `index`.
-    #[allow(dead_code)]
-    pub(crate) fn resume(&self, index: usize, task: TaskRef, result: Box<dyn std::any::Any + Send>, failed: bool) {
+    #[cfg(target_arch = "wasm32")]
+    pub(crate) fn resume(&self, index: usize, task: TaskRef, result: crate::task::Resumed, failed: bool) {
         let outcome = task.finish_suspended(result, failed);
         self.after_run(index, task, true, outcome);
     }

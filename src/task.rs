@@ -125,8 +125,9 @@ pub(crate) trait Runnable: Send + Sync {
     fn run(&self, on_start: &mut dyn FnMut()) -> Option<Outcome>;
     /// Settles the task with `err` unless it is settled already.
     fn settle_err(&self, err: TaskError) -> Option<Phase>;
-    /// Finishes a task whose body suspended: `result` must be the body's result type.
-    fn finish_suspended(&self, result: Box<dyn std::any::Any + Send>, failed: bool) -> Option<Outcome>;
+    /// Finishes a task whose body suspended, with what its promise settled with.
+    #[cfg(target_arch = "wasm32")]
+    fn finish_suspended(&self, result: Resumed, failed: bool) -> Option<Outcome>;
 }
 
 /// How a task that a worker ran ended, for the pool's counters.
@@ -153,7 +154,20 @@ pub(crate) trait Output<T>: Runnable {
 /// live inline in the task instead of in a second allocation).
 pub(crate) trait Body<T>: Send + 'static {
     fn run(self) -> Ran<T>;
+
+    /// The result of a body of this type that suspended ([`Ran::Suspended`]), from what its
+    /// promise settled with; `None` for bodies that never suspend.
+    #[cfg(target_arch = "wasm32")]
+    fn resumed(value: Resumed) -> Option<T> {
+        drop(value);
+        None
+    }
 }
+
+/// What a suspended body's promise settled with: a JS task's outcome (only wasm bodies
+/// suspend).
+#[cfg(target_arch = "wasm32")]
+pub(crate) type Resumed = crate::web::JsOutcome;
 
 /// How a body ended, when it did not panic.
 #[derive(Debug)]
@@ -285,8 +299,9 @@ where
         Some(phase)
     }
 
-    fn finish_suspended(&self, result: Box<dyn std::any::Any + Send>, failed: bool) -> Option<Outcome> {
-        let value = *result.downcast::<T>().ok()?;
+    #[cfg(target_arch = "wasm32")]
+    fn finish_suspended(&self, result: Resumed, failed: bool) -> Option<Outcome> {
+        let value = F::resumed(result)?;
         self.header.begin_settle()?;
         self.write(Ok(value));
         Some(if failed { Outcome::Failed } else { Outcome::Returned })

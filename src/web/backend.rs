@@ -773,6 +773,6 @@ pub fn worker_resume(index: u32, ok: bool, value: JsValue) {
     let shared = WORKER_SHARED.with(|w| w.borrow().clone());
     if let (Some(task), Some(shared)) = (task, shared) {
         let (outcome, failed) = super::jsfn::outcome_of(ok, &value);
-        shared.resume(index as usize, task, Box::new(outcome), failed);
+        shared.resume(index as usize, task, outcome, failed);
     }
 }

@@ -26,6 +26,36 @@ extern "C" {
     fn out_of_memory_error(message: &str, needed: f64, in_use: f64, maximum: f64) -> JsValue;
 }
 
+/// Which JS error to make: a built-in `TypeError`/`RangeError` (bad input, naming it) or one
+/// of the package's classes, by the `code` it carries (`makeError` in `errors.js` maps each
+/// code to its class; the codes are part of the JS API).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ErrorKind {
+    Type,
+    Range,
+    QueueFull,
+    PoolClosed,
+    Cancelled,
+    Timeout,
+    Panic,
+    WorkerCrashed,
+}
+
+impl ErrorKind {
+    pub(crate) fn code(self) -> &'static str {
+        match self {
+            ErrorKind::Type => "TYPE",
+            ErrorKind::Range => "RANGE",
+            ErrorKind::QueueFull => "QUEUE_FULL",
+            ErrorKind::PoolClosed => "POOL_CLOSED",
+            ErrorKind::Cancelled => "CANCELLED",
+            ErrorKind::Timeout => "TIMEOUT",
+            ErrorKind::Panic => "PANIC",
+            ErrorKind::WorkerCrashed => "WORKER_CRASHED",
+        }
+    }
+}
+
 /// The JS error classes (`PanicError`, `QueueFullError`, …), for the package entry to re-export.
 #[wasm_bindgen(js_name = errorClasses)]
 pub fn error_classes() -> JsValue {
@@ -35,11 +65,11 @@ pub fn error_classes() -> JsValue {
 /// The JS error for a task error: `PanicError`, `WorkerCrashedError`, `TimeoutError`, ….
 pub fn task_error_to_js(err: &TaskError) -> JsValue {
     match err {
-        TaskError::Panicked { message, location } => make_error("PANIC", message, location.clone()),
-        TaskError::WorkerCrashed => make_error("WORKER_CRASHED", &err.to_string(), None),
-        TaskError::Cancelled => make_error("CANCELLED", "", None),
-        TaskError::TimedOut => make_error("TIMEOUT", "", None),
-        TaskError::PoolClosed => make_error("POOL_CLOSED", "", None),
+        TaskError::Panicked { message, location } => make_error(ErrorKind::Panic.code(), message, location.clone()),
+        TaskError::WorkerCrashed => make_error(ErrorKind::WorkerCrashed.code(), &err.to_string(), None),
+        TaskError::Cancelled => make_error(ErrorKind::Cancelled.code(), "", None),
+        TaskError::TimedOut => make_error(ErrorKind::Timeout.code(), "", None),
+        TaskError::PoolClosed => make_error(ErrorKind::PoolClosed.code(), "", None),
         TaskError::OutOfMemory(oom) => out_of_memory_to_js(oom, &oom.to_string()),
     }
 }
@@ -53,20 +83,20 @@ pub(crate) fn out_of_memory_to_js(oom: &OutOfMemory, message: &str) -> JsValue {
 pub(crate) fn codec_error_to_js(e: &crate::value::CodecError) -> JsValue {
     match e {
         crate::value::CodecError::OutOfMemory { oom, .. } => out_of_memory_to_js(oom, &e.to_string()),
-        e if e.is_type_error() => js_error("TYPE", &e.to_string()),
-        e => js_error("RANGE", &e.to_string()),
+        e if e.is_type_error() => js_error(ErrorKind::Type, &e.to_string()),
+        e => js_error(ErrorKind::Range, &e.to_string()),
     }
 }
 
-/// A plain `TypeError`, `RangeError` (`kind` "TYPE", "RANGE") or one of the package's classes.
-pub(crate) fn js_error(kind: &str, message: &str) -> JsValue {
-    make_error(kind, message, None)
+/// A plain `TypeError` or `RangeError`, or one of the package's error classes.
+pub(crate) fn js_error(kind: ErrorKind, message: &str) -> JsValue {
+    make_error(kind.code(), message, None)
 }
 
 /// The JS error for a refused pool: `RangeError` for a bad size, `OutOfMemoryError`, else `Error`.
 pub(crate) fn build_error_to_js(e: &BuildError) -> JsValue {
     match e {
-        BuildError::Workers(_) | BuildError::QueueCapacity(_) => js_error("RANGE", &e.to_string()),
+        BuildError::Workers(_) | BuildError::QueueCapacity(_) => js_error(ErrorKind::Range, &e.to_string()),
         BuildError::OutOfMemory(oom) => out_of_memory_to_js(oom, &e.to_string()),
         BuildError::MemoryNotShared | BuildError::Spawn(_) => js_sys::Error::new(&e.to_string()).into(),
     }
@@ -88,9 +118,9 @@ impl From<TaskError> for JsValue {
 impl<F> From<SubmitError<F>> for JsValue {
     fn from(e: SubmitError<F>) -> JsValue {
         match &e {
-            SubmitError::QueueFull(_) => make_error("QUEUE_FULL", "", None),
-            SubmitError::Closed(_) => make_error("POOL_CLOSED", "", None),
-            SubmitError::Cancelled(_) => make_error("CANCELLED", &e.to_string(), None),
+            SubmitError::QueueFull(_) => make_error(ErrorKind::QueueFull.code(), "", None),
+            SubmitError::Closed(_) => make_error(ErrorKind::PoolClosed.code(), "", None),
+            SubmitError::Cancelled(_) => make_error(ErrorKind::Cancelled.code(), &e.to_string(), None),
             SubmitError::OutOfMemory(_, oom) => out_of_memory_to_js(oom, &oom.to_string()),
         }
     }
@@ -98,7 +128,7 @@ impl<F> From<SubmitError<F>> for JsValue {
 
 impl From<ShutdownTimeout> for JsValue {
     fn from(e: ShutdownTimeout) -> JsValue {
-        make_error("TIMEOUT", &e.to_string(), None)
+        make_error(ErrorKind::Timeout.code(), &e.to_string(), None)
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::backend::clock;
 use super::js::Task;
-use super::{js_error, pool_view_offset};
+use super::{js_error, pool_view_offset, ErrorKind};
 use crate::image::{self, Filter, ImageError};
 use crate::value::Value;
 use wasm_bindgen::prelude::*;
@@ -26,10 +26,10 @@ struct View {
 
 fn view(v: &JsValue, name: &str) -> Result<View, JsValue> {
     if !(v.is_instance_of::<js_sys::Uint8Array>() || v.is_instance_of::<js_sys::Uint8ClampedArray>()) {
-        return Err(js_error("TYPE", &format!("{name} must be a Uint8Array or Uint8ClampedArray of RGBA pixels from pool.alloc")));
+        return Err(js_error(ErrorKind::Type, &format!("{name} must be a Uint8Array or Uint8ClampedArray of RGBA pixels from pool.alloc")));
     }
     let Some(addr) = pool_view_offset(v) else {
-        return Err(js_error("TYPE", &format!("{name} must be a view of pool memory (pool.alloc(Uint8Array, width * height * 4))")));
+        return Err(js_error(ErrorKind::Type, &format!("{name} must be a view of pool memory (pool.alloc(Uint8Array, width * height * 4))")));
     };
     let len = v.unchecked_ref::<js_sys::Uint8Array>().byte_length() as usize;
     Ok(View { addr: addr as usize, len })
@@ -37,20 +37,20 @@ fn view(v: &JsValue, name: &str) -> Result<View, JsValue> {
 
 fn int(v: &JsValue, name: &str) -> Result<u32, JsValue> {
     let Some(n) = v.as_f64() else {
-        return Err(js_error("TYPE", &format!("{name} must be a number")));
+        return Err(js_error(ErrorKind::Type, &format!("{name} must be a number")));
     };
     if n.fract() != 0.0 || !(0.0..=u32::MAX as f64).contains(&n) {
-        return Err(js_error("RANGE", &format!("{name} must be a non-negative integer, got {n}")));
+        return Err(js_error(ErrorKind::Range, &format!("{name} must be a non-negative integer, got {n}")));
     }
     Ok(n as u32)
 }
 
 fn number(v: &JsValue, name: &str) -> Result<f32, JsValue> {
-    v.as_f64().map(|n| n as f32).ok_or_else(|| js_error("TYPE", &format!("{name} must be a number")))
+    v.as_f64().map(|n| n as f32).ok_or_else(|| js_error(ErrorKind::Type, &format!("{name} must be a number")))
 }
 
 fn range(e: ImageError) -> JsValue {
-    js_error("RANGE", &e.0)
+    js_error(ErrorKind::Range, &e.0)
 }
 
 /// One band of `filter` from `src` into `dst`, checked.
@@ -169,7 +169,7 @@ pub fn image_sample(view_: &JsValue, width: &JsValue, height: &JsValue) -> Resul
 #[wasm_bindgen(js_name = imageChecksum)]
 pub fn image_checksum(bytes: &JsValue) -> Result<u32, JsValue> {
     if !(bytes.is_instance_of::<js_sys::Uint8Array>() || bytes.is_instance_of::<js_sys::Uint8ClampedArray>()) {
-        return Err(js_error("TYPE", "bytes must be a Uint8Array or Uint8ClampedArray"));
+        return Err(js_error(ErrorKind::Type, "bytes must be a Uint8Array or Uint8ClampedArray"));
     }
     if let Some(addr) = pool_view_offset(bytes) {
         let len = bytes.unchecked_ref::<js_sys::Uint8Array>().byte_length() as usize;
@@ -203,7 +203,7 @@ pub fn rayon_filter(
         "sharpen" => Filter::Sharpen { radius: int(radius, "radius")?, amount: number(amount, "amount")? },
         "sobel" => Filter::Sobel,
         "emboss" => Filter::Emboss,
-        other => return Err(js_error("RANGE", &format!("unknown filter {other:?}"))),
+        other => return Err(js_error(ErrorKind::Range, &format!("unknown filter {other:?}"))),
     };
     let (src, dst) = (view(src, "src")?, view(dst, "dst")?);
     let (width, height, tile_rows) = (int(width, "width")?, int(height, "height")?, int(tile_rows, "tileRows")?);
@@ -211,10 +211,10 @@ pub fn rayon_filter(
     image::check_geometry(width, height, 0, height, src.len).map_err(range)?;
     image::check_geometry(width, height, 0, height, dst.len).map_err(range)?;
     if tile_rows == 0 {
-        return Err(js_error("RANGE", "tileRows must be at least 1"));
+        return Err(js_error(ErrorKind::Range, "tileRows must be at least 1"));
     }
     if src.addr < dst.addr + dst.len && dst.addr < src.addr + src.len {
-        return Err(js_error("RANGE", "src and dst must not overlap"));
+        return Err(js_error(ErrorKind::Range, "src and dst must not overlap"));
     }
     Ok(Task::new(move || {
         let start = clock();

@@ -3,7 +3,7 @@
 
 use super::deadlines::{Deadlines, Watch};
 use super::jsfn;
-use super::{js_error, memory_bytes, note_buffer, out_of_memory_to_js, pool_view_offset, task_error_to_js};
+use super::{js_error, ErrorKind, memory_bytes, note_buffer, out_of_memory_to_js, pool_view_offset, task_error_to_js};
 use crate::value::TypedKind;
 use crate::batch::Batch;
 use crate::sync::Arc;
@@ -65,8 +65,8 @@ impl Refused {
     /// The rejection for a refusal other than `Full`.
     fn into_error(self) -> JsValue {
         match self {
-            Refused::Full(_) => js_error("QUEUE_FULL", ""),
-            Refused::Closed => js_error("POOL_CLOSED", ""),
+            Refused::Full(_) => js_error(ErrorKind::QueueFull, ""),
+            Refused::Closed => js_error(ErrorKind::PoolClosed, ""),
             Refused::Aborted(reason) => reason,
             Refused::OutOfMemory(oom) => out_of_memory_to_js(&oom, &format!("the task does not fit in memory: {oom}")),
         }
@@ -151,7 +151,7 @@ impl Inner {
             }
             Err(SubmitError::Cancelled(_)) => {
                 self.refused(batch.as_ref());
-                Err(Refused::Aborted(signal.as_ref().map(Signal::reason).unwrap_or_else(|| js_error("CANCELLED", ""))))
+                Err(Refused::Aborted(signal.as_ref().map(Signal::reason).unwrap_or_else(|| js_error(ErrorKind::Cancelled, ""))))
             }
             Err(SubmitError::OutOfMemory(_, oom)) => {
                 self.refused(batch.as_ref());
@@ -213,7 +213,7 @@ impl Inner {
                 let (reject, gone) = (reject.clone(), gone_w.clone());
                 self.deadlines.watch(at, Box::new(move || {
                     if !gone.replace(true) {
-                        drop(reject.call1(&JsValue::UNDEFINED, &js_error("TIMEOUT", "")));
+                        drop(reject.call1(&JsValue::UNDEFINED, &js_error(ErrorKind::Timeout, "")));
                     }
                 }))
             });
@@ -300,7 +300,7 @@ impl JsPool {
     /// `Pool.create({workers, queueCapacity})`: resolves once every worker is ready.
     pub fn create(options: JsValue) -> Promise {
         if !(options.is_undefined() || options.is_null() || options.is_object()) {
-            return Promise::reject(&js_error("TYPE", &format!("options must be an object, got {}", type_name(&options))));
+            return Promise::reject(&js_error(ErrorKind::Type, &format!("options must be an object, got {}", type_name(&options))));
         }
         let sizes = read_size(&options, "workers", default_workers())
             .and_then(|w| read_size(&options, "queueCapacity", 256.0).map(|q| (w, q)));
@@ -402,7 +402,7 @@ impl JsPool {
     pub fn submit_all(&self, items: JsValue, options: JsValue) -> Promise {
         let list = match super::codec::array_copy(&items) {
             Ok(Some(list)) => list,
-            _ => return Promise::reject(&js_error("TYPE", &format!("items must be an array of tasks (each a task or [task, args]), got {}", type_name(&items)))),
+            _ => return Promise::reject(&js_error(ErrorKind::Type, &format!("items must be an array of tasks (each a task or [task, args]), got {}", type_name(&items)))),
         };
         // Every item is read before any is admitted; one that is refused (bad, too large, or
         // out of memory) refuses the call.
@@ -445,7 +445,7 @@ impl JsPool {
     pub fn broadcast(&self, task: JsValue, args: JsValue) -> Promise {
         if !(task.is_function() || task.is_string()) {
             let got = if is_task_wrapper(&task) { "a Task, which runs once".to_owned() } else { type_name(&task) };
-            return Promise::reject(&js_error("TYPE", &format!("task must be a function or, with Pool.create({{ module }}), an export name; got {got}")));
+            return Promise::reject(&js_error(ErrorKind::Type, &format!("task must be a function or, with Pool.create({{ module }}), an export name; got {got}")));
         }
         let inner = &self.inner;
         guarded(|| {
@@ -458,10 +458,10 @@ impl JsPool {
             let promises = match inner.pool.offer_broadcast(bodies) {
                 Ok(handles) => handles,
                 Err(SubmitError::QueueFull(_)) => {
-                    return Err(js_error("QUEUE_FULL", &format!("a worker already has {} broadcasts to run", crate::MAILBOX_CAPACITY)))
+                    return Err(js_error(ErrorKind::QueueFull, &format!("a worker already has {} broadcasts to run", crate::MAILBOX_CAPACITY)))
                 }
-                Err(SubmitError::Closed(_)) => return Err(js_error("POOL_CLOSED", "")),
-                Err(SubmitError::Cancelled(_)) => return Err(js_error("CANCELLED", "")),
+                Err(SubmitError::Closed(_)) => return Err(js_error(ErrorKind::PoolClosed, "")),
+                Err(SubmitError::Cancelled(_)) => return Err(js_error(ErrorKind::Cancelled, "")),
                 Err(SubmitError::OutOfMemory(_, oom)) => return Err(Refused::OutOfMemory(oom).into_error()),
             };
             let all = js_sys::Array::new();
@@ -480,14 +480,14 @@ impl JsPool {
     /// queued and running task with `PoolClosedError` at once), waits for the workers to exit.
     pub fn shutdown(&self, options: JsValue) -> Promise {
         if !(options.is_undefined() || options.is_null() || options.is_object()) {
-            return Promise::reject(&js_error("TYPE", &format!("options must be an object, got {}", type_name(&options))));
+            return Promise::reject(&js_error(ErrorKind::Type, &format!("options must be an object, got {}", type_name(&options))));
         }
         let (timeout, force) = match get(&options, "timeout").and_then(|t| Ok((t, get(&options, "force")?))) {
             Ok(found) => found,
             Err(e) => return Promise::reject(&e),
         };
         if !timeout.is_undefined() && !timeout.as_f64().is_some_and(|t| t >= 0.0) {
-            return Promise::reject(&js_error("RANGE", "options.timeout must be a number of ms >= 0"));
+            return Promise::reject(&js_error(ErrorKind::Range, "options.timeout must be a number of ms >= 0"));
         }
         let timeout = timeout.as_f64();
         if force.is_truthy() {
@@ -503,7 +503,7 @@ impl JsPool {
         future_to_promise(async move {
             match fut.await {
                 Ok(()) => Ok(JsValue::UNDEFINED),
-                Err(_) => Err(js_error("TIMEOUT", "shutdown did not finish before its timeout; tasks keep running")),
+                Err(_) => Err(js_error(ErrorKind::Timeout, "shutdown did not finish before its timeout; tasks keep running")),
             }
         })
     }
@@ -514,20 +514,20 @@ impl JsPool {
         let name = if ctor.is_function() { get(&ctor, "name")?.as_string().unwrap_or_default() } else { String::new() };
         let kind = match TypedKind::from_name(&name) {
             Some(k) if k != TypedKind::DataView => k,
-            _ => return Err(js_error("TYPE", "alloc needs a typed array constructor such as Float32Array")),
+            _ => return Err(js_error(ErrorKind::Type, "alloc needs a typed array constructor such as Float32Array")),
         };
         let n = match length.as_f64() {
             Some(n) if n.fract() == 0.0 && n >= 0.0 => n,
-            Some(n) => return Err(js_error("RANGE", &format!("length must be an integer >= 0, got {}", js_number(n)))),
-            None => return Err(js_error("TYPE", &format!("length must be a number, got {}", type_name(&length)))),
+            Some(n) => return Err(js_error(ErrorKind::Range, &format!("length must be an integer >= 0, got {}", js_number(n)))),
+            None => return Err(js_error(ErrorKind::Type, &format!("length must be a number, got {}", type_name(&length)))),
         };
         const LIMIT: f64 = (512u64 << 20) as f64;
         let bytes = n * kind.size() as f64;
         if bytes > LIMIT {
-            return Err(js_error("RANGE", &format!("alloc of {bytes} bytes exceeds the {LIMIT} byte limit")));
+            return Err(js_error(ErrorKind::Range, &format!("alloc of {bytes} bytes exceeds the {LIMIT} byte limit")));
         }
         let layout = std::alloc::Layout::from_size_align((bytes as usize).max(8), 8)
-            .map_err(|e| js_error("RANGE", &e.to_string()))?;
+            .map_err(|e| js_error(ErrorKind::Range, &e.to_string()))?;
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
         if ptr.is_null() {
@@ -549,7 +549,7 @@ impl JsPool {
                 unsafe { std::alloc::dealloc(o as usize as *mut u8, layout) };
                 Ok(())
             }
-            _ => Err(js_error("TYPE", "free needs a view returned by pool.alloc that was not freed yet")),
+            _ => Err(js_error(ErrorKind::Type, "free needs a view returned by pool.alloc that was not freed yet")),
         }
     }
 

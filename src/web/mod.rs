@@ -55,7 +55,8 @@ pub use crate::value::Value;
 pub use backend::{Doorbell, WebConfig};
 pub use js::{JsPool, Task};
 pub use errors::{error_classes, task_error_to_js};
-pub(crate) use errors::{codec_error_to_js, js_error, out_of_memory_to_js};
+pub(crate) use errors::{codec_error_to_js, js_error, out_of_memory_to_js, ErrorKind};
+pub(crate) use jsfn::JsOutcome;
 
 use crate::error::TaskError;
 use crate::task::TaskHandle;

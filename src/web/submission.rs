@@ -8,7 +8,7 @@ use super::codec::from_js;
 use super::js::Inner;
 use super::jsfn::{self, JsOutcome};
 use super::rust_task::{RustBody, Task};
-use super::{codec_error_to_js, js_error, pool_view_offset};
+use super::{codec_error_to_js, js_error, pool_view_offset, ErrorKind};
 use crate::batch::Batch;
 use crate::sync::Arc;
 use crate::value::{Budget, Value};
@@ -39,6 +39,11 @@ impl crate::task::Body<JsOutcome> for Body {
             Body::Named(name, args) => jsfn::run_named(&name, args.as_slice()),
             Body::Rust(f) => Ran::Returned(f()),
         }
+    }
+
+    /// A JS function's promise settled: its outcome is the task's result.
+    fn resumed(value: JsOutcome) -> Option<JsOutcome> {
+        Some(value)
     }
 }
 
@@ -113,7 +118,7 @@ impl Transfer {
         }
         let checked = check_transfer(v);
         match checked.as_string() {
-            Some(why) => Err(js_error("TYPE", &why)),
+            Some(why) => Err(js_error(ErrorKind::Type, &why)),
             None => Ok(Some(Transfer(checked))),
         }
     }
@@ -206,10 +211,10 @@ pub(super) fn read_size(options: &JsValue, key: &str, default: f64) -> Result<us
         return Ok(default as usize);
     }
     let Some(n) = v.as_f64() else {
-        return Err(js_error("TYPE", &format!("{key} must be an integer, got {}", type_name(&v))));
+        return Err(js_error(ErrorKind::Type, &format!("{key} must be an integer, got {}", type_name(&v))));
     };
     if n.fract() != 0.0 || n < 1.0 || !n.is_finite() {
-        return Err(js_error("RANGE", &format!("{key} must be an integer >= 1, got {}", js_number(n))));
+        return Err(js_error(ErrorKind::Range, &format!("{key} must be an integer >= 1, got {}", js_number(n))));
     }
     Ok(if n > usize::MAX as f64 { usize::MAX } else { n as usize })
 }
@@ -240,10 +245,10 @@ pub(super) fn source_of(f: &JsValue) -> Result<Source, JsValue> {
         return Ok(src);
     }
     let Some(text) = jsfn::function_source(f).map_err(|e| codec_error_to_js(&e))? else {
-        return Err(js_error("TYPE", "task must be a self-contained function; native and bound functions cannot be sent to a worker"));
+        return Err(js_error(ErrorKind::Type, "task must be a self-contained function; native and bound functions cannot be sent to a worker"));
     };
     if text.trim_start().starts_with("class") {
-        return Err(js_error("TYPE", "task must be a function, not a class"));
+        return Err(js_error(ErrorKind::Type, "task must be a function, not a class"));
     }
     let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed) as f64;
     let source = Source { id, text: std::sync::Arc::new(text) };
@@ -264,8 +269,8 @@ pub(super) fn read_args(args: &JsValue) -> Result<Args, JsValue> {
     }
     let arr = match super::codec::array_copy(args) {
         Ok(Some(arr)) => arr,
-        Ok(None) => return Err(js_error("TYPE", &format!("args must be an array, got {}", type_name(args)))),
-        Err(e) => return Err(js_error("TYPE", &e.to_string())),
+        Ok(None) => return Err(js_error(ErrorKind::Type, &format!("args must be an array, got {}", type_name(args)))),
+        Err(e) => return Err(js_error(ErrorKind::Type, &e.to_string())),
     };
     let mut budget = Budget::default();
     let n = arr.length() as usize;
@@ -307,8 +312,8 @@ pub(super) fn read_priority(v: &JsValue) -> Result<Priority, JsValue> {
         Some("high") => Ok(Priority::High),
         Some("normal") => Ok(Priority::Normal),
         Some("low") => Ok(Priority::Low),
-        Some(other) => Err(js_error("RANGE", &format!("options.priority must be 'high', 'normal' or 'low', got {other:?}"))),
-        None => Err(js_error("TYPE", &format!("options.priority must be 'high', 'normal' or 'low', got {}", type_name(v)))),
+        Some(other) => Err(js_error(ErrorKind::Range, &format!("options.priority must be 'high', 'normal' or 'low', got {other:?}"))),
+        None => Err(js_error(ErrorKind::Type, &format!("options.priority must be 'high', 'normal' or 'low', got {}", type_name(v)))),
     }
 }
 
@@ -318,7 +323,7 @@ pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
         return Ok(CallOptions { signal: None, deadline: None, priority: Priority::Normal, transfer: None });
     }
     if !options.is_object() {
-        return Err(js_error("TYPE", &format!("options must be an object, got {}", type_name(options))));
+        return Err(js_error(ErrorKind::Type, &format!("options must be an object, got {}", type_name(options))));
     }
     let [signal, timeout, priority, transfer] = OPTION_KEYS.with(|[s, t, p, x]| {
         Ok::<_, JsValue>([get_key(options, s)?, get_key(options, t)?, get_key(options, p)?, get_key(options, x)?])
@@ -331,8 +336,8 @@ pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
         match SignalUse::acquire(&signal) {
             Acquired::Linked(linked) => Some(Signal::Linked(linked)),
             Acquired::Aborted => Some(Signal::Aborted(signal)),
-            Acquired::NotASignal => return Err(js_error("TYPE", "options.signal must be an AbortSignal")),
-            Acquired::ListenFailed => return Err(js_error("TYPE", "options.signal must be an AbortSignal (adding an abort listener threw)")),
+            Acquired::NotASignal => return Err(js_error(ErrorKind::Type, "options.signal must be an AbortSignal")),
+            Acquired::ListenFailed => return Err(js_error(ErrorKind::Type, "options.signal must be an AbortSignal (adding an abort listener threw)")),
         }
     };
     let deadline = if timeout.is_undefined() {
@@ -340,8 +345,8 @@ pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
     } else {
         match timeout.as_f64() {
             Some(ms) if ms.is_finite() && ms >= 0.0 => Some(super::backend::clock() + ms),
-            Some(ms) => return Err(js_error("RANGE", &format!("options.timeout must be a finite number of ms >= 0, got {}", js_number(ms)))),
-            None => return Err(js_error("TYPE", &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
+            Some(ms) => return Err(js_error(ErrorKind::Range, &format!("options.timeout must be a finite number of ms >= 0, got {}", js_number(ms)))),
+            None => return Err(js_error(ErrorKind::Type, &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
         }
     };
     Ok(CallOptions { signal, deadline, priority, transfer })
@@ -356,16 +361,16 @@ pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &mut
     } else if task.is_string() {
         // Export names are short; a longer string cannot name one (and is not copied whole).
         let name = super::codec::string_within(&task, 1024, &|| "task".into()).map_err(|e| match e {
-            crate::value::CodecError::TooLarge { .. } => js_error("TYPE", "task is a string too long to name an export of the task module"),
+            crate::value::CodecError::TooLarge { .. } => js_error(ErrorKind::Type, "task is a string too long to name an export of the task module"),
             e => codec_error_to_js(&e),
         })?;
         let exports = inner.pool.backend.main().task_exports.borrow();
         let Some(exports) = exports.as_ref().filter(|_| inner.task_module) else {
-            return Err(js_error("TYPE", "a task given by name needs a pool made with Pool.create({ module: url })"));
+            return Err(js_error(ErrorKind::Type, "a task given by name needs a pool made with Pool.create({ module: url })"));
         };
         if !exports.iter().any(|e| *e == name) {
             let list = if exports.is_empty() { "none".to_owned() } else { exports.join(", ") };
-            return Err(js_error("TYPE", &format!("the task module has no function export named {name:?} (its function exports: {list})")));
+            return Err(js_error(ErrorKind::Type, &format!("the task module has no function export named {name:?} (its function exports: {list})")));
         }
         Body::Named(name, read_args(&args)?)
     } else {
@@ -374,11 +379,11 @@ pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &mut
             // Submitting moved the Rust value out of its JS wrapper (wasm-bindgen zeroes the
             // wrapper's `__wbg_ptr`), so a second submission finds an empty `Task`.
             Err(other) if is_spent_task(&other) => {
-                return Err(js_error("TYPE", "task was already submitted: a Task runs once, make a new one for each submission"))
+                return Err(js_error(ErrorKind::Type, "task was already submitted: a Task runs once, make a new one for each submission"))
             }
             Err(other) => {
                 return Err(js_error(
-                    "TYPE",
+                    ErrorKind::Type,
                     &format!("task must be a function, a Task (e.g. diagnostics.spin(1)) or, with Pool.create({{ module }}), an export name; got {}", type_name(&other)),
                 ))
             }
