@@ -95,7 +95,7 @@ function writeEntry(out, name, isRingpool) {
   for (const file of ['index.js', 'index.d.ts', 'worker.js', 'pool-api.js']) {
     let text = readFileSync(join(here, file), 'utf8');
     if (!isRingpool) {
-      // The image kernels are the npm package's own (the `image` feature); a crate has its own.
+      // The image kernels are the npm package's own (crates/ringpool-image); a crate has its own.
       text = text.replace(/\n\/\/ >>> ringpool package only[\s\S]*?\/\/ <<< ringpool package only\n/g, '\n');
       text = text.replaceAll('./ringpool.js', `./${name}.js`).replaceAll('./ringpool_bg.wasm', `./${name}_bg.wasm`);
       text = text.replace(/^\/\/ (Entry|Types) of the `ringpool` npm package/m, `// $1 of ${name}, built on ringpool by ringpool-build`);
@@ -130,8 +130,10 @@ function writePackageJson(out, pkg, name, isRingpool) {
 /**
  * Builds the crate in `crateDir` into `outDir`. `env` is added to the environment (the
  * repository's scripts pass its Debian-toolchain fallback and RUSTFLAGS variants this way).
+ * `packageName` names the npm package and its files instead of the crate (the repository's
+ * cdylibs crates/ringpool-npm and crates/ringpool-demo are built as `ringpool`).
  */
-export function build({ crateDir = process.cwd(), outDir = 'pkg', features = '', dev = false, manifestPath, env: extraEnv = {} } = {}) {
+export function build({ crateDir = process.cwd(), outDir = 'pkg', features = '', dev = false, manifestPath, packageName, env: extraEnv = {} } = {}) {
   crateDir = resolve(crateDir);
   const env = { CARGO_UNSTABLE_BUILD_STD: 'panic_unwind,std', ...process.env, ...extraEnv };
   // cargo-installed tools (the wasm-bindgen CLI) are found even when ~/.cargo/bin is not on
@@ -153,7 +155,7 @@ export function build({ crateDir = process.cwd(), outDir = 'pkg', features = '',
   const out = resolve(crateDir, outDir);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const name = crate.lib;
+  const name = packageName ? packageName.replace(/-/g, '_') : crate.lib;
   run('wasm-bindgen', ['--target', 'web', '--out-dir', out, '--out-name', name, wasm]);
   const glueWasm = join(out, `${name}_bg.wasm`);
   if (!dev) {
@@ -163,13 +165,16 @@ export function build({ crateDir = process.cwd(), outDir = 'pkg', features = '',
   }
   const gluePath = join(out, `${name}.js`);
   writeFileSync(gluePath, inlineImportWrappers(readFileSync(gluePath, 'utf8')));
-  const isRingpool = crate.pkg.name === 'ringpool';
+  const pkg = packageName ? { ...crate.pkg, name: packageName } : crate.pkg;
+  const isRingpool = pkg.name === 'ringpool';
   const own = writeEntry(out, name, isRingpool);
-  writePackageJson(out, crate.pkg, name, isRingpool);
-  if (existsSync(join(crateDir, 'README.md'))) copyFileSync(join(crateDir, 'README.md'), join(out, 'README.md'));
+  writePackageJson(out, pkg, name, isRingpool);
+  // The crate's `readme` (a path from its manifest's folder), else its README.md.
+  const readme = resolve(dirname(manifest), crate.pkg.readme ?? 'README.md');
+  if (existsSync(readme)) copyFileSync(readme, join(out, 'README.md'));
   if (isRingpool) for (const tool of ['build.mjs', 'cargo-config.toml']) copyFileSync(join(here, tool), join(out, tool));
   const bytes = readFileSync(glueWasm);
-  console.log(`built ${crate.pkg.name}@${crate.pkg.version}${features ? ` (features: ${features})` : ''} in ${out}: ` +
+  console.log(`built ${pkg.name}@${pkg.version}${features ? ` (features: ${features})` : ''} in ${out}: ` +
     `${bytes.length} bytes of wasm, ${gzipSync(bytes).length} gzipped${isRingpool ? '' : `; own exports: ${own.join(', ') || 'none'}`}`);
   return { out, name, own, wasmBytes: bytes.length };
 }

@@ -45,7 +45,7 @@ export const wasmMemory = glue.wasmMemory;
 // >>> ringpool package only
 /**
  * Rust image kernels over RGBA views of pool memory, one row band [y0, y1) per task; each task
- * resolves with `{ worker, start, end }`. See docs/guide.md, "Image kernels".
+ * resolves with `{ worker, start, end, queued }`. See docs/guide.md, "Image kernels".
  */
 export const image = Object.freeze({
   grayscale: glue.imageGrayscale,

@@ -1,7 +1,8 @@
 // `npm run build`: the npm package in pkg/, with pkg-template/build.mjs, the same tool a crate
 // built on ringpool uses (`ringpool-build`, see examples/app): cargo with std rebuilt for
 // panic=unwind, wasm-bindgen, wasm-opt from the npm `binaryen`, and the entry from pkg-template/.
-// The npm package is built with the `image` feature (the `image.*` kernels).
+// The package's wasm is the cdylib crates/ringpool-npm (the pool and the image kernels); the
+// demo's is crates/ringpool-demo (the same plus wasm-bindgen-rayon). Both are named `ringpool`.
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, BuildMistake, wasm32Rustflags } from '../pkg-template/build.mjs';
@@ -11,19 +12,21 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = toolchainEnv();
 
 try {
+  const npm = join(root, 'crates/ringpool-npm');
+  const demo = join(root, 'crates/ringpool-demo');
   if (process.argv.includes('--no-simd')) {
     // bench/simd.mjs: the demo's build without simd128 (target/no-simd/wasm/, served at
     // /no-simd/), to measure what the SIMD paths give. Its own target dir keeps the main
     // build's cache. RUSTFLAGS replaces the config's wasm32 flags (a target env var would be
     // merged with them), so they are repeated here without `+simd128`.
     const flags = wasm32Rustflags().map((f) => f.replace(',+simd128', ''));
-    build({ crateDir: root, outDir: 'target/no-simd/wasm', features: 'demo-rayon,worker-alloc',
+    build({ crateDir: demo, outDir: join(root, 'target/no-simd/wasm'), packageName: 'ringpool',
       env: { ...env, RUSTFLAGS: flags.join(' '), CARGO_TARGET_DIR: join(root, 'target/no-simd/cargo') } });
   } else {
-    build({ crateDir: root, outDir: 'pkg', features: 'image,worker-alloc', env });
+    build({ crateDir: npm, outDir: join(root, 'pkg'), packageName: 'ringpool', env });
     // `--demo` also builds the demo's copy (www/wasm/, served at /wasm/): the same package with
     // wasm-bindgen-rayon linked in for the side-by-side comparison.
-    if (process.argv.includes('--demo')) build({ crateDir: root, outDir: 'www/wasm', features: 'demo-rayon,worker-alloc', env });
+    if (process.argv.includes('--demo')) build({ crateDir: demo, outDir: join(root, 'www/wasm'), packageName: 'ringpool', env });
   }
 } catch (e) {
   if (!(e instanceof BuildMistake)) throw e;

@@ -37,7 +37,7 @@ if [ "${RINGPOOL_FORCE_DEBIAN_RUST:-0}" != 1 ] \
    && [ -d "$(rustc "+$channel" --print sysroot)/lib/rustlib/src/rust/library" ]; then
   log "rust: $(rustc "+$channel" --version)"
 else
-  log "rustup could not provide nightly + rust-src; using Debian's rustc-web (see DESIGN.md)"
+  log "rustup could not provide nightly + rust-src; using Debian's rustc-web (the fallback scripts/toolchain.mjs describes)"
   dpkg -s rustc-web cargo-web rust-web-src lld-22 >/dev/null 2>&1 || apt_install rustc-web cargo-web rust-web-src lld-22
   mkdir -p target
   cat > target/toolchain.env <<'ENV'

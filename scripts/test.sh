@@ -37,15 +37,15 @@ section "native: unit, behaviour and doc tests on std::thread; the docs build wi
 # cargo-nextest (on this machine kind's image) kills and names a test that hangs
 # (.config/nextest.toml); without it the whole run is bounded instead.
 if command -v cargo-nextest >/dev/null; then
-  cargo nextest run --features image --status-level fail --final-status-level fail
-  timeout 600 cargo test --quiet --doc --features image
+  cargo nextest run --workspace --status-level fail --final-status-level fail
+  timeout 600 cargo test --quiet --doc --workspace
 else
-  timeout 1200 cargo test --quiet --features image || { echo "native tests failed or ran past 20 minutes"; exit 1; }
+  timeout 1200 cargo test --quiet --workspace || { echo "native tests failed or ran past 20 minutes"; exit 1; }
 fi
 # Broken intra-doc links and undocumented public items (#![warn(missing_docs)]) fail here, for
 # the native API and for the wasm one (ringpool::web), as docs.rs builds them.
-RUSTDOCFLAGS=-Dwarnings cargo doc --quiet --no-deps --features image
-RUSTDOCFLAGS=-Dwarnings CARGO_UNSTABLE_BUILD_STD=panic_unwind,std cargo doc --quiet --no-deps --features image --target wasm32-unknown-unknown
+RUSTDOCFLAGS=-Dwarnings cargo doc --quiet --no-deps -p ringpool -p ringpool-image
+RUSTDOCFLAGS=-Dwarnings CARGO_UNSTABLE_BUILD_STD=panic_unwind,std cargo doc --quiet --no-deps -p ringpool -p ringpool-image --target wasm32-unknown-unknown
 fi
 
 if want loom; then

@@ -1,27 +1,25 @@
 #!/usr/bin/env bash
-# The wasm-bindgen tests (tests/web.rs, tests/web_memory.rs, tests/native_image_reference.rs)
+# The wasm-bindgen tests (tests/web.rs, tests/web_memory.rs, crates/ringpool-image/tests/reference.rs)
 # in headless Chromium and Firefox ESR, each binary on a page of its own, with a watchdog for
 # the test runner's page-load stall (below). Run by scripts/test.sh, section "browser".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 
-# web_test BINARY chrome|firefox
+# web_test BINARY CRATE_DIR chrome|firefox
 if [ -f target/toolchain.env ]; then
   # Debian rustc-web fallback: wasm-pack refuses a sysroot without a prebuilt wasm32 std, so
   # run what `wasm-pack test --headless --chrome` runs, directly (the runner picks the
   # browser by which driver variable is set).
   web_test() {
-    if [ "$2" = firefox ]; then set -- "$1" env -u CHROMEDRIVER GECKODRIVER="$(command -v geckodriver)"; else set -- "$1" env; fi
-    local features=(); [ "$1" = native_image_reference ] && features=(--features image)
-    "${@:2}" WASM_BINDGEN_TEST_ONLY_WEB=1 cargo test --target wasm32-unknown-unknown --test "$1" "${features[@]}"
+    local test=$1 dir=$2
+    if [ "$3" = firefox ]; then set -- env -u CHROMEDRIVER GECKODRIVER="$(command -v geckodriver)"; else set -- env; fi
+    "$@" WASM_BINDGEN_TEST_ONLY_WEB=1 cargo test --target wasm32-unknown-unknown --manifest-path "$dir/Cargo.toml" --test "$test"
   }
 else
   web_test() {
-    # The image kernels' reference test (tests/native_image_reference.rs) needs the feature.
-    local features=(); [ "$1" = native_image_reference ] && features=(--features image)
-    if [ "$2" = firefox ]; then wasm-pack test --headless --firefox --geckodriver "$(command -v geckodriver)" . --test "$1" "${features[@]}"
-    else wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver . --test "$1" "${features[@]}"; fi
+    if [ "$3" = firefox ]; then wasm-pack test --headless --firefox --geckodriver "$(command -v geckodriver)" "$2" --test "$1"
+    else wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver "$2" --test "$1"; fi
   }
 fi
 export -f web_test
@@ -40,7 +38,7 @@ export -f web_test
 web_attempt() {
   : > target/web-test.log
   CARGO_UNSTABLE_BUILD_STD=panic_unwind,std WASM_BINDGEN_TEST_TIMEOUT=120 \
-    setsid timeout 900 bash -c "web_test $1 $2" > target/web-test.log 2>&1 &
+    setsid timeout 900 bash -c "web_test $1 $2 $3" > target/web-test.log 2>&1 &
   local pid=$! waited=0 building=0
   while kill -0 "$pid" 2>/dev/null; do
     if grep -qE '^running [0-9]+ tests?' target/web-test.log; then break; fi
@@ -59,7 +57,7 @@ web_attempt() {
   done
   wait "$pid"
 }
-for run in "web chrome" "web_memory chrome" "native_image_reference chrome" "web firefox" "web_memory firefox"; do
+for run in "web . chrome" "web_memory . chrome" "reference crates/ringpool-image chrome" "web . firefox" "web_memory . firefox"; do
   web_ok=0
   for attempt in 1 2 3 4 5 6 7 8; do
     # shellcheck disable=SC2086

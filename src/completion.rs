@@ -1,6 +1,6 @@
 //! Completions on their way to the thread that owns the pool: an intrusive Treiber stack that
 //! settling threads push onto and the owner swaps out whole (the wasm back end's delivery
-//! path; see `src/README.md`, "Completion and doorbell").
+//! path; see `src/README.md`, "Results back to the owner thread").
 //!
 //! The doorbell rule lives with the callers: a push that finds the stack *empty* must ring
 //! (bump the bell word, then notify or post); the owner reads the bell, takes everything,

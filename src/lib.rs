@@ -17,8 +17,6 @@
 #![warn(missing_docs)]
 #![cfg_attr(all(target_arch = "wasm32", not(loom)), feature(stdarch_wasm_atomic_wait, alloc_error_hook))]
 
-#[cfg(feature = "image")]
-pub mod image;
 pub mod ring;
 mod sync;
 #[cfg_attr(not(any(loom, target_arch = "wasm32")), allow(dead_code))]
@@ -42,6 +40,8 @@ mod panic;
 mod broadcast;
 #[cfg(not(loom))]
 mod pool;
+#[cfg(not(loom))]
+mod stats;
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 mod restart;
 #[cfg(not(loom))]
@@ -66,11 +66,13 @@ pub use error::{BuildError, OutOfMemory, ShutdownTimeout, SubmitError, TaskError
 #[cfg(not(loom))]
 pub use broadcast::BroadcastHandle;
 #[cfg(not(loom))]
-pub use pool::{live_worker_threads, worker_id, worker_index, Shutdown, Stats, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
+pub use pool::{live_worker_threads, worker_id, worker_index, Shutdown, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
 #[cfg(not(loom))]
 pub use dispatch::{Priority, MAILBOX_CAPACITY};
 #[cfg(not(loom))]
 pub use histogram::TimeStats;
+#[cfg(not(loom))]
+pub use stats::Stats;
 #[cfg(not(loom))]
 pub use task::{is_cancelled, TaskHandle};
 

@@ -5,7 +5,8 @@
 use crate::backend;
 use crate::cancel::CancelToken;
 use crate::dispatch::{Dispatch, Priority, MAILBOX_CAPACITY};
-use crate::histogram::{PoolTimes, TimeStats};
+use crate::histogram::PoolTimes;
+use crate::stats::{Counters, Settled, Stats};
 use crate::error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
 use crate::ring::PushError;
 use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
@@ -32,88 +33,6 @@ pub struct TaskOptions {
     pub timeout: Option<Duration>,
     /// Which lane it waits in: a worker takes the oldest task of the highest level present.
     pub priority: Priority,
-}
-
-/// A snapshot of the pool's counters. After the pool is quiet,
-/// `accepted == completed + failed + queued + running`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Stats {
-    /// Worker count.
-    pub workers: usize,
-    /// Queue slots.
-    pub queue_capacity: usize,
-    /// Accepted tasks waiting for a worker.
-    pub queued: u64,
-    /// Task bodies running now.
-    pub running: u64,
-    /// Submissions admitted (each settles exactly once).
-    pub accepted: u64,
-    /// Submissions refused: queue full, closed, or already cancelled. A JS `submit` that
-    /// waits for space is not refused, and is not counted while it waits.
-    pub rejected: u64,
-    /// Accepted tasks that returned a value.
-    pub completed: u64,
-    /// Every accepted task that settled with an error (panicked, crashed, cancelled, timed
-    /// out, closed).
-    pub failed: u64,
-    /// Of `failed`: the body panicked ([`TaskError::Panicked`]).
-    pub panicked: u64,
-    /// Of `failed`: the worker died running it ([`TaskError::WorkerCrashed`]).
-    pub crashed: u64,
-    /// Of `failed`: cancelled by a token or signal ([`TaskError::Cancelled`]).
-    pub cancelled: u64,
-    /// Of `failed`: its deadline passed ([`TaskError::TimedOut`]).
-    pub timed_out: u64,
-    /// How long bodies ran, from start to return (every body that started and returned,
-    /// threw or panicked, also when cancellation settled its task first).
-    pub run_time: TimeStats,
-    /// How long tasks waited from admission until a worker started them.
-    pub wait_time: TimeStats,
-}
-
-#[derive(Default)]
-pub(crate) struct Counters {
-    pub(crate) accepted: AtomicU64,
-    pub(crate) rejected: AtomicU64,
-    /// Bodies started by a worker.
-    started: AtomicU64,
-    /// Tasks settled before a worker reached them.
-    settled_queued: AtomicU64,
-    completed: AtomicU64,
-    failed: AtomicU64,
-    panicked: AtomicU64,
-    crashed: AtomicU64,
-    cancelled: AtomicU64,
-    timed_out: AtomicU64,
-    /// Peak number of bodies running at once (for tests and the demo).
-    running_now: AtomicU64,
-    running_peak: AtomicU64,
-}
-
-/// How a task was settled, for the counters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Settled {
-    Completed,
-    /// The body returned a failure (a JS task that threw).
-    Failed,
-    Panicked,
-    Crashed,
-    Cancelled,
-    TimedOut,
-    Closed,
-}
-
-impl From<&TaskError> for Settled {
-    fn from(e: &TaskError) -> Self {
-        match e {
-            TaskError::Panicked { .. } => Settled::Panicked,
-            TaskError::WorkerCrashed => Settled::Crashed,
-            TaskError::Cancelled => Settled::Cancelled,
-            TaskError::TimedOut => Settled::TimedOut,
-            TaskError::PoolClosed => Settled::Closed,
-            TaskError::OutOfMemory(_) => Settled::Failed,
-        }
-    }
 }
 
 /// Per-worker state shared with the back end.
@@ -192,24 +111,7 @@ pub(crate) struct Shared {
 impl Shared {
     /// Settlement bookkeeping, then hand the task to whoever waits for it.
     pub(crate) fn settled(&self, task: TaskRef, phase: Phase, kind: Settled) {
-        let c = &self.counters;
-        if phase == Phase::Queued {
-            c.settled_queued.fetch_add(1, Ordering::SeqCst);
-        }
-        let specific = match kind {
-            Settled::Completed => Some(&c.completed),
-            Settled::Panicked => Some(&c.panicked),
-            Settled::Crashed => Some(&c.crashed),
-            Settled::Cancelled => Some(&c.cancelled),
-            Settled::TimedOut => Some(&c.timed_out),
-            Settled::Failed | Settled::Closed => None,
-        };
-        if let Some(k) = specific {
-            k.fetch_add(1, Ordering::SeqCst);
-        }
-        if kind != Settled::Completed {
-            c.failed.fetch_add(1, Ordering::SeqCst);
-        }
+        self.counters.settled(phase == Phase::Queued, kind);
         backend::deliver(self, task, kind == Settled::Completed);
     }
 
@@ -245,9 +147,7 @@ impl Shared {
                 let now = backend::now_us();
                 slot.started_us.store(now, Ordering::Relaxed);
                 self.times.record_wait(index, now.saturating_sub(task.header().admitted_us));
-                c.started.fetch_add(1, Ordering::SeqCst);
-                let now = c.running_now.fetch_add(1, Ordering::SeqCst) + 1;
-                c.running_peak.fetch_max(now, Ordering::SeqCst);
+                c.body_started();
             });
             if outcome == Some(Outcome::Suspended) {
                 LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
@@ -280,7 +180,7 @@ impl Shared {
             let run_us = end.saturating_sub(slot.started_us.load(Ordering::Relaxed));
             self.times.record_run(index, run_us);
             backend::task_ended(run_us);
-            self.counters.running_now.fetch_sub(1, Ordering::SeqCst);
+            self.counters.body_ended();
         }
         match outcome {
             Some(Outcome::Returned) => self.settled(task, Phase::Running, Settled::Completed),
@@ -311,30 +211,8 @@ impl Shared {
     }
 
     pub(crate) fn stats(&self) -> Stats {
-        let c = &self.counters;
-        let accepted = c.accepted.load(Ordering::SeqCst);
-        let started = c.started.load(Ordering::SeqCst);
-        let settled_queued = c.settled_queued.load(Ordering::SeqCst);
-        let completed = c.completed.load(Ordering::SeqCst);
-        let failed = c.failed.load(Ordering::SeqCst);
-        let settled_running = (completed + failed).saturating_sub(settled_queued);
         let (run_time, wait_time) = self.times.summaries();
-        Stats {
-            workers: self.workers,
-            queue_capacity: self.dispatch.capacity(),
-            queued: accepted.saturating_sub(started + settled_queued),
-            running: started.saturating_sub(settled_running),
-            accepted,
-            rejected: c.rejected.load(Ordering::SeqCst),
-            completed,
-            failed,
-            panicked: c.panicked.load(Ordering::SeqCst),
-            crashed: c.crashed.load(Ordering::SeqCst),
-            cancelled: c.cancelled.load(Ordering::SeqCst),
-            timed_out: c.timed_out.load(Ordering::SeqCst),
-            run_time,
-            wait_time,
-        }
+        self.counters.snapshot(self.workers, self.dispatch.capacity(), run_time, wait_time)
     }
 }
 
@@ -623,7 +501,7 @@ impl WorkerPool {
 
     /// Most bodies that ever ran at once in this pool (never above `workers`).
     pub fn peak_running(&self) -> u64 {
-        self.shared.counters.running_peak.load(Ordering::SeqCst)
+        self.shared.counters.peak_running()
     }
 }
 

@@ -1,5 +1,5 @@
 // The "plain JavaScript" mode: a straightforward JS version of each Rust kernel in
-// src/image.rs (same algorithms, JS numbers instead of f32, no SIMD), as one self-contained
+// crates/ringpool-image (same algorithms, JS numbers instead of f32, no SIMD), as one self-contained
 // function so that it can run as a ringpool JS task (sent as source, compiled in the worker).
 // It fills rows [y0, y1) of `dst` from `src`, both RGBA Uint8Arrays of width * height * 4.
 export function jsFilter(name, params, src, dst, width, height, y0, y1) {

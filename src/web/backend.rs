@@ -1,59 +1,34 @@
-//! wasm back end: Web Workers (worker_threads in Node) that share this module and its memory,
-//! and the completion path back to the thread that owns the pool.
+//! The wasm back end: what `pool.rs` calls on wasm (the contract every back end meets is in
+//! `src/README.md`, "The back-end contract"), and the whole completion path: a settled task
+//! goes onto a Treiber stack (`Delivery::head`), only the push that finds the stack empty rings
+//! the doorbell, and the owner thread drains the stack (`Main::drain`) and resolves each
+//! promise (`src/README.md`, "Results back to the owner thread").
 //!
-//! Completion protocol (see `src/README.md`): a worker that settles a task pushes it onto an
-//! intrusive Treiber stack (`Delivery::head`). Only the push that finds the stack *empty* rings
-//! the doorbell — bumps `Delivery::bell` and `memory.atomic.notify`s it (or, in message mode,
-//! posts one message) — so a burst of completions costs one wake-up. The owner thread, woken by
-//! `Atomics.waitAsync`, reads the bell, swaps the whole stack out, and resolves every promise in
-//! submission order. A push after the swap finds the stack empty and rings again; a ring between
-//! the bell read and the re-arm makes `waitAsync` return at once. So no completion is stranded
-//! and the owner thread never blocks.
+//! The owner thread's other half, which starts, watches and replaces the workers, is
+//! `owner.rs`; what runs on each worker thread is `worker.rs`.
 
+use super::deadlines::Watch;
+use super::task_error_to_js;
+use crate::error::TaskError;
+use crate::task::TaskHandle;
+use js_sys::Promise;
+use super::owner::Main;
+use super::owner::WebConfig;
+use crate::completion::Completions;
 use crate::error::BuildError;
 use crate::pool::{Shared, TaskRef};
-use crate::completion::Completions;
 use crate::sync::{Arc, AtomicU32, Futex, Ordering};
-use super::deadlines::{Deadlines, Watch};
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
+use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(module = "/src/web/worker.js")]
 extern "C" {
-    pub(crate) type WorkerSet;
-    #[wasm_bindgen(constructor)]
-    fn new(
-        glue_url: &str,
-        module: &JsValue,
-        memory: &JsValue,
-        shared_ptr: u32,
-        name: &str,
-        task_module: Option<String>,
-        on_event: &js_sys::Function,
-    ) -> WorkerSet;
-    #[wasm_bindgen(method)]
-    fn spawn(this: &WorkerSet, index: u32);
-    #[wasm_bindgen(method)]
-    fn terminate(this: &WorkerSet, index: u32);
-    #[wasm_bindgen(method, js_name = terminateAll)]
-    fn terminate_all(this: &WorkerSet);
-    #[wasm_bindgen(method)]
-    fn watch(this: &WorkerSet, byte_addr: u32, drain: &js_sys::Function);
-
-    fn schedule(ms: f64, callback: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = crossOriginIsolationProblem)]
-    fn cross_origin_isolation_problem() -> Option<String>;
     #[wasm_bindgen(js_name = postDoorbell)]
     fn post_doorbell();
     /// `performance.timeOrigin + performance.now()`, ms, comparable across threads.
     pub(crate) fn clock() -> f64;
-    #[wasm_bindgen(js_name = setWorkerScript)]
-    fn set_worker_script(url: &JsValue, spawn_web: &js_sys::Function);
 }
 
 /// Microseconds on a clock every thread shares (task wait and run times).
@@ -61,50 +36,14 @@ pub(crate) fn now_us() -> u64 {
     (clock() * 1000.0) as u64
 }
 
-/// Called once by the npm package's entry: the worker script to start (see `worker.js`).
-#[doc(hidden)]
-#[wasm_bindgen(js_name = __setWorkerScript, skip_typescript)]
-pub fn configure_worker_script(url: &JsValue, spawn_web: &js_sys::Function) {
-    set_worker_script(url, spawn_web);
-}
-
-#[wasm_bindgen]
-extern "C" {
-    type ImportMeta;
-    #[wasm_bindgen(method, getter)]
-    fn url(this: &ImportMeta) -> String;
-    #[wasm_bindgen(thread_local_v2, js_namespace = import, js_name = meta)]
-    static IMPORT_META: ImportMeta;
-}
-
-/// How the pool's workers start.
-#[derive(Debug, Clone, Default)]
-pub struct WebConfig {
-    /// How workers tell the owner thread that tasks completed.
-    pub doorbell: Doorbell,
-    /// Absolute URL of an ES module every worker imports before it is ready; its function
-    /// exports are tasks by name (`Pool.create({module})`).
-    pub task_module: Option<String>,
-}
-
-/// How a worker tells the owner thread that completions are waiting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Doorbell {
-    /// `memory.atomic.notify` on a word the owner watches with `Atomics.waitAsync`.
-    WaitAsync,
-    /// One `postMessage` to the owner (the default: lower latency, see `src/README.md`).
-    #[default]
-    Message,
-}
-
 /// Completions on their way to the owner thread.
 pub(crate) struct Delivery {
     /// Settled tasks pushed by settling threads, taken whole by the owner.
     head: Completions<TaskRef>,
     /// The doorbell word the owner watches (waitAsync mode).
-    bell: Futex,
+    pub(super) bell: Futex,
     /// `Doorbell::Message as u32` if workers post a message instead of notifying.
-    message_mode: AtomicU32,
+    pub(super) message_mode: AtomicU32,
     /// Thread id of the owner (the thread that created the pool).
     owner: AtomicU32,
     /// Submissions the owner holds back for queue space (`submit`, and `submitAll` while it
@@ -128,6 +67,12 @@ fn thread_id() -> u32 {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
     std::thread_local!(static ID: u32 = NEXT.fetch_add(1, Ordering::SeqCst));
     ID.with(|id| *id)
+}
+
+impl Delivery {
+    pub(super) fn bell_addr(&self) -> u32 {
+        self.bell.as_ptr() as u32
+    }
 }
 
 /// Hands a settled task to the owner thread. A member of a `submitAll` batch that fulfilled
@@ -203,6 +148,36 @@ fn take_completions(shared: &Shared) -> Vec<TaskRef> {
     shared.delivery.head.take_all_then(super::growth::catch_up)
 }
 
+/// The owner thread's half of the completion path (its workers and their lifecycle are
+/// `owner.rs`).
+impl Main {
+    /// Resolves every delivered completion, oldest first, then lets the JS `Pool` admit what
+    /// waits for queue space; `false` once the pool has stopped. Run by the bell's
+    /// `Atomics.waitAsync` watch (`worker.js`) and by the message doorbell.
+    pub(super) fn drain(&self) -> bool {
+        let done = take_completions(&self.shared);
+        let any = !done.is_empty();
+        if !self.timed.borrow().is_empty() {
+            // Their deadlines are moot now; forgetting the last one clears the pool's timer.
+            let moot: Vec<Watch> = {
+                let mut timed = self.timed.borrow_mut();
+                done.iter().filter_map(|t| timed.remove(&task_key(t))).collect()
+            };
+            drop(moot);
+        }
+        for task in done {
+            task.header().deliver();
+        }
+        // Also without completions if submissions wait: the ring may say a slot was freed.
+        if any || self.shared.delivery.waiting.load(Ordering::SeqCst) > 0 {
+            if let Some(f) = self.on_drain.borrow().as_ref() {
+                f();
+            }
+        }
+        !self.shared.is_stopped()
+    }
+}
+
 /// Before a task goes into the queue: its memory must be visible to the worker that takes it.
 #[inline]
 pub(crate) fn handing_over() {
@@ -229,96 +204,6 @@ pub(crate) struct Backend {
     main: Rc<Main>,
 }
 
-pub(crate) struct Main {
-    shared: Arc<Shared>,
-    set: WorkerSet,
-    me: std::rc::Weak<Main>,
-    /// What the owner knows of each worker, by index.
-    slots: RefCell<Vec<WorkerState>>,
-    /// The function exports of the task module, as the first worker reported them.
-    pub(crate) task_exports: RefCell<Option<Vec<String>>>,
-    /// Crashes in a row with no task completed in between, and `completed` at the last one.
-    crash_streak: Cell<u32>,
-    completed_at_crash: Cell<u64>,
-    /// Workers that said "ready" at least once (replacements included).
-    pub(crate) ready: Cell<usize>,
-    /// Called once every worker is ready, or with the first start failure once every worker
-    /// has ended.
-    pub(crate) on_ready: RefCell<Vec<Box<dyn FnOnce(Result<(), String>)>>>,
-    pub(crate) start_error: RefCell<Option<String>>,
-    replaced: Cell<u64>,
-    /// Keeps the owner half alive until every worker has exited, even if the pool handle is
-    /// dropped: accepted tasks still run.
-    keepalive: RefCell<Option<Rc<Main>>>,
-    /// Run after each drain that delivered something or found submissions waiting for space
-    /// (the JS `Pool` admits them).
-    on_drain: RefCell<Option<Box<dyn Fn()>>>,
-    /// Every deadline of this pool, on one JS timer: JS tasks' and waiting `submit`s'
-    /// `timeout`s (src/web/js.rs), Rust API `TaskOptions::timeout`s and `shutdown_timeout`s.
-    pub(crate) deadlines: Rc<Deadlines>,
-    /// The entries of Rust API tasks' deadlines, by task address: forgotten when the task's
-    /// completion is drained, so a settled task keeps no entry (and no timer) alive.
-    timed: RefCell<HashMap<usize, Watch>>,
-    _on_event: Closure<dyn FnMut(String, i32, JsValue)>,
-    _drain: Closure<dyn FnMut() -> bool>,
-}
-
-/// What a worker, or its `Worker` object, told the owner thread (`worker.js` posts
-/// `{ type, index, detail }`).
-enum WorkerEvent {
-    /// `ring`: completions wait (the message doorbell).
-    Ring,
-    /// `ready`: it started. Its TLS block and stack (the owner frees them if it dies in a
-    /// trap), and the task module's function exports.
-    Ready { thread_memory: Option<(f64, f64)>, exports: Vec<String> },
-    /// `exited`: the pool closed and drained, and it left the worker loop.
-    Exited,
-    /// `crashed` or `failed`: its own report. It caught a trap, or its module failed, and will
-    /// not touch wasm again, so what it held can be freed.
-    Crashed(String),
-    /// `error`: an uncaught error event. The thread may still be stopping; its memory is left.
-    Error(String),
-    /// `exit` (Node): the thread is gone without reporting (e.g. `process.exit`).
-    Gone(String),
-}
-
-impl WorkerEvent {
-    /// `None` for a kind this version does not know (ignored).
-    fn read(kind: &str, detail: &JsValue) -> Option<Self> {
-        let text = || detail.as_string().unwrap_or_default();
-        Some(match kind {
-            "ring" => WorkerEvent::Ring,
-            "ready" => {
-                let get = |k: &str| js_sys::Reflect::get(detail, &k.into()).unwrap_or(JsValue::UNDEFINED);
-                let exports = get("exports");
-                let exports = if js_sys::Array::is_array(&exports) {
-                    js_sys::Array::from(&exports).iter().filter_map(|e| e.as_string()).collect()
-                } else {
-                    Vec::new()
-                };
-                WorkerEvent::Ready { thread_memory: get("tls").as_f64().zip(get("stack").as_f64()), exports }
-            }
-            "exited" => WorkerEvent::Exited,
-            "crashed" | "failed" => WorkerEvent::Crashed(text()),
-            "error" => WorkerEvent::Error(text()),
-            "exit" => WorkerEvent::Gone(text()),
-            _ => return None,
-        })
-    }
-}
-
-#[derive(Clone, Copy, Default)]
-struct WorkerState {
-    /// The current incarnation runs (spawned, not yet exited or crashed).
-    alive: bool,
-    /// Some incarnation at this index said "ready" (so a later death is a crash, not a
-    /// failed start).
-    was_ready: bool,
-    /// The `__tls_base` and `__stack_alloc` the current incarnation reported, freed by the
-    /// owner if it dies (a dead thread cannot free them itself).
-    thread_memory: Option<(f64, f64)>,
-}
-
 impl Backend {
     pub(crate) fn start(shared: &Arc<Shared>) -> Result<Self, BuildError> {
         // bench/doorbell.mjs, Node 20 on this project's 2-core machine: p50 round trip 25 µs
@@ -327,71 +212,7 @@ impl Backend {
     }
 
     pub(crate) fn start_with(shared: &Arc<Shared>, config: WebConfig) -> Result<Self, BuildError> {
-        let doorbell = config.doorbell;
-        if let Some(problem) = cross_origin_isolation_problem() {
-            shared.dispatch.close();
-            return Err(BuildError::Spawn(problem));
-        }
-        if !memory_is_shared() {
-            shared.dispatch.close();
-            return Err(BuildError::MemoryNotShared);
-        }
-        if let Err(oom) = stacks_fit(shared.workers) {
-            shared.dispatch.close();
-            return Err(BuildError::OutOfMemory(oom));
-        }
-        shared.delivery.message_mode.store((doorbell == Doorbell::Message) as u32, Ordering::Relaxed);
-        let glue_url = IMPORT_META.with(ImportMeta::url);
-        let main = Rc::new_cyclic(|weak: &std::rc::Weak<Main>| {
-            // Closures must be UnwindSafe under panic=unwind; `Main` is only used on this thread.
-            let w = AssertUnwindSafe(weak.clone());
-            let on_event = Closure::new(move |kind: String, index: i32, detail: JsValue| {
-                let w = &w;
-                if let (Some(main), Some(event)) = (w.0.upgrade(), WorkerEvent::read(&kind, &detail)) {
-                    main.on_event(index, event);
-                }
-            });
-            let w = AssertUnwindSafe(weak.clone());
-            let drain = Closure::new(move || {
-                let w = &w;
-                w.0.upgrade().is_some_and(|main| main.drain())
-            });
-            // One strong count per worker is handed over as a raw pointer.
-            let set = WorkerSet::new(
-                &glue_url,
-                &wasm_bindgen::module(),
-                &wasm_bindgen::memory(),
-                Arc::as_ptr(shared) as u32,
-                "pool",
-                config.task_module.clone(),
-                on_event.as_ref().unchecked_ref(),
-            );
-            Main {
-                shared: shared.clone(),
-                set,
-                me: weak.clone(),
-                slots: RefCell::new(vec![WorkerState::default(); shared.workers]),
-                task_exports: RefCell::new(None),
-                crash_streak: Cell::new(0),
-                completed_at_crash: Cell::new(0),
-                ready: Cell::new(0),
-                on_ready: RefCell::new(Vec::new()),
-                start_error: RefCell::new(None),
-                replaced: Cell::new(0),
-                keepalive: RefCell::new(None),
-                on_drain: RefCell::new(None),
-                deadlines: Rc::default(),
-                timed: RefCell::new(HashMap::new()),
-                _on_event: on_event,
-                _drain: drain,
-            }
-        });
-        *main.keepalive.borrow_mut() = Some(main.clone());
-        for index in 0..shared.workers {
-            main.spawn(index);
-        }
-        main.set.watch(shared.delivery.bell_addr(), main._drain.as_ref().unchecked_ref());
-        Ok(Backend { main })
+        Ok(Backend { main: Main::start(shared, config)? })
     }
 
     pub(crate) fn main(&self) -> &Rc<Main> {
@@ -421,358 +242,97 @@ impl Backend {
     }
 }
 
-/// wasm-bindgen's glue keeps an "instance terminated" flag in (shared) linear memory and sets
-/// it when a trap passes through any of its wrappers; every thread's glue then refuses calls.
-/// Workers enter Rust through the raw export so their traps do not set it, and a crash
-/// clears it in case something else did: the other threads are healthy.
-fn clear_terminated_flag() {
-    let exports = wasm_bindgen::exports();
-    let Ok(global) = js_sys::Reflect::get(&exports, &"__instance_terminated".into()) else { return };
-    let Ok(addr) = js_sys::Reflect::get(&global, &"value".into()) else { return };
-    if let Some(addr) = addr.as_f64() {
-        if addr > 0.0 {
-            // SAFETY: the export is the address of an aligned i32 static in our own memory.
-            unsafe { (*(addr as usize as *const AtomicU32)).store(0, Ordering::SeqCst) };
+#[wasm_bindgen(module = "/src/web/promises.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = taskPromise)]
+    fn task_promise(id: f64) -> Promise;
+    #[wasm_bindgen(js_name = settleTaskPromise)]
+    fn settle_task_promise(id: f64, ok: bool, value: &JsValue);
+    #[wasm_bindgen(js_name = forgetTaskPromise)]
+    fn forget_task_promise(id: f64);
+}
+
+/// A promise made on this thread whose resolvers wait in the JS table under `id`. Dropped
+/// unsettled (its task was freed without delivery), it takes its table entry along; the
+/// promise then never settles, as before when the resolvers were dropped.
+struct PendingPromise {
+    id: f64,
+    settled: bool,
+}
+
+impl PendingPromise {
+    fn new() -> Self {
+        std::thread_local!(static NEXT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) });
+        PendingPromise { id: NEXT.with(|n| n.replace(n.get() + 1.0)), settled: false }
+    }
+
+    fn promise(&self) -> Promise {
+        task_promise(self.id)
+    }
+
+    fn settle(mut self, r: Result<JsValue, JsValue>) {
+        self.settled = true;
+        match r {
+            Ok(v) => settle_task_promise(self.id, true, &v),
+            Err(e) => settle_task_promise(self.id, false, &e),
         }
     }
 }
 
-// wasm-bindgen requires unwind safety of everything its exports touch when panics unwind. The
-// owner-thread state is only mutated in small steps that cannot panic half-way.
-impl std::panic::RefUnwindSafe for Main {}
-impl std::panic::UnwindSafe for Main {}
-
-impl Delivery {
-    fn bell_addr(&self) -> u32 {
-        self.bell.as_ptr() as u32
-    }
-}
-
-/// Bytes of a worker's thread stack: wasm-bindgen's default, which it allocates in the new
-/// worker (`__wbindgen_start`), where an allocation that fails is a trap.
-const THREAD_STACK: usize = 2 << 20;
-
-/// Whether the module's memory is a shared one: without `--shared-memory` (and the other
-/// [`REQUIRED_LINK_ARGS`](crate::memory::REQUIRED_LINK_ARGS)) a `+atomics` build still links,
-/// with a plain `ArrayBuffer` under it that workers cannot share.
-fn memory_is_shared() -> bool {
-    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-    memory.buffer().is_instance_of::<js_sys::SharedArrayBuffer>()
-}
-
-/// Whether the memory has room for `n` worker stacks now: they are claimed and given back at
-/// once, so that a full memory refuses a pool (or delays a replacement) instead of trapping
-/// in the new worker. With `worker-alloc` the given-back blocks wait whole for the workers.
-fn stacks_fit(n: usize) -> Result<(), crate::OutOfMemory> {
-    let layout = std::alloc::Layout::from_size_align(THREAD_STACK, 16).expect("stack layout");
-    let mut held = Vec::new();
-    crate::memory::try_reserve(&mut held, n)?;
-    let result = loop {
-        if held.len() == n {
-            break Ok(());
-        }
-        // SAFETY: the layout has a non-zero size.
-        let p = unsafe { std::alloc::alloc(layout) };
-        if p.is_null() {
-            break Err(crate::memory::out_of_memory(THREAD_STACK * (n - held.len())));
-        }
-        held.push(p);
-    };
-    for p in held {
-        // SAFETY: allocated just above with this layout.
-        unsafe { std::alloc::dealloc(p, layout) };
-    }
-    result
-}
-
-impl Main {
-    fn spawn(&self, index: usize) {
-        if stacks_fit(1).is_err() {
-            // A replacement for a crashed worker, with the memory full: try again shortly
-            // rather than trap in the new worker.
-            let me = AssertUnwindSafe(self.me.clone());
-            schedule(50.0, &Closure::once_into_js(move || {
-                let me = me;
-                if let Some(main) = me.0.upgrade() {
-                    main.spawn(index);
-                }
-            }));
-            return;
-        }
-        // The worker's `Arc::from_raw` takes over this count.
-        std::mem::forget(self.shared.clone());
-        let mut slots = self.slots.borrow_mut();
-        slots[index].alive = true;
-        slots[index].thread_memory = None;
-        drop(slots);
-        // The new thread reads the pool's state first thing (`worker_entry`).
-        super::growth::publish();
-        self.set.spawn(index as u32);
-    }
-
-    fn on_event(&self, index: i32, event: WorkerEvent) {
-        match event {
-            WorkerEvent::Ring => {
-                self.drain();
-            }
-            WorkerEvent::Ready { thread_memory, exports } => {
-                let i = index as usize;
-                let first = {
-                    let mut slots = self.slots.borrow_mut();
-                    slots[i].thread_memory = thread_memory;
-                    !std::mem::replace(&mut slots[i].was_ready, true)
-                };
-                self.task_exports.borrow_mut().get_or_insert(exports);
-                if first {
-                    self.ready.set(self.ready.get() + 1);
-                    if self.ready.get() == self.shared.workers {
-                        self.fire_ready(Ok(()));
-                    }
-                }
-            }
-            WorkerEvent::Exited => {
-                if !std::mem::replace(&mut self.slots.borrow_mut()[index as usize].alive, false) {
-                    return;
-                }
-                self.set.terminate(index as u32);
-                self.shared.worker_exited();
-                self.stop_if_done();
-            }
-            WorkerEvent::Crashed(detail) => self.worker_crashed(index as usize, detail, true),
-            WorkerEvent::Error(detail) => self.worker_crashed(index as usize, detail, false),
-            WorkerEvent::Gone(detail) => self.worker_crashed(index as usize, detail, true),
-        }
-    }
-
-    fn stop_if_done(&self) {
-        if self.shared.is_stopped() {
-            if let Some(err) = self.start_error.borrow().clone() {
-                self.fire_ready(Err(err));
-            }
-            // Let the watch loop see the stop and end, then let go of ourselves.
-            self.shared.delivery.bell.bump_and_wake(1);
-            drop(self.keepalive.borrow_mut().take());
-        }
-    }
-
-    fn fire_ready(&self, result: Result<(), String>) {
-        let waiters = std::mem::take(&mut *self.on_ready.borrow_mut());
-        for w in waiters {
-            w(result.clone());
-        }
-    }
-
-    /// Worker `index` died (a trap, or its task module failed to load): fail its task, free
-    /// what the dead thread held, and replace it, with a growing delay in a crash loop. A
-    /// worker that never became ready fails `Pool.create` instead.
-    fn worker_crashed(&self, index: usize, detail: String, dead: bool) {
-        if !std::mem::replace(&mut self.slots.borrow_mut()[index].alive, false) {
-            return;
-        }
-        self.set.terminate(index as u32);
-        clear_terminated_flag();
-        let task = self.shared.slots[index].try_take();
-        if let Some(task) = &task {
-            self.shared.settle_err(task, crate::TaskError::WorkerCrashed);
-        }
-        if dead {
-            self.free_dead_thread(index, task.as_ref());
-        }
-        if !self.slots.borrow()[index].was_ready {
-            // It never started: the pool cannot reach its size. The first failure is the one
-            // reported, once every worker of the pool has ended (`stop_if_done`): the caller
-            // sees the error with nothing of the pool left, so the next pool reuses its memory.
-            self.start_error.borrow_mut().get_or_insert(format!("worker {index} failed to start: {detail}"));
-            self.shared.dispatch.close();
-            self.shared.worker_exited();
-            self.stop_if_done();
-            return;
-        }
-        self.replaced.set(self.replaced.get() + 1);
-        let completed = self.shared.stats().completed;
-        let streak = if completed == self.completed_at_crash.get() { self.crash_streak.get() + 1 } else { 1 };
-        self.crash_streak.set(streak);
-        self.completed_at_crash.set(completed);
-        let delay = crate::restart::delay_ms(streak);
-        if delay == 0 {
-            self.spawn(index);
-        } else {
-            let me = AssertUnwindSafe(self.me.clone());
-            schedule(delay as f64, &Closure::once_into_js(move || {
-                let me = me;
-                if let Some(main) = me.0.upgrade() {
-                    main.spawn(index);
-                }
-            }));
-        }
-    }
-
-    /// Releases what a dead worker can no longer release: its count of `Shared` (taken over
-    /// from `spawn`, raw or in its thread-local), and its TLS block and stack.
-    /// `task` is the one it was running, whose reference on the dead stack is released too.
-    fn free_dead_thread(&self, index: usize, task: Option<&TaskRef>) {
-        // SAFETY: `spawn` leaked exactly one strong count for this incarnation, and a thread
-        // that died in a trap (or never entered Rust) never released it; `alive` makes this
-        // run once per incarnation, never after a clean exit (which released it itself).
-        unsafe { Arc::decrement_strong_count(Arc::as_ptr(&self.shared)) };
-        if let Some(task) = task {
-            // SAFETY: a worker holds exactly one reference of the task it runs besides the
-            // slot's (the `task` local of `Shared::work`, or the suspended-task thread-local;
-            // `Runnable::run` clones none). It died holding it; `task` (ours, from the slot)
-            // keeps the count above zero across this.
-            unsafe { Arc::decrement_strong_count(Arc::as_ptr(task)) };
-        }
-        let Some((tls, stack)) = self.slots.borrow_mut()[index].thread_memory.take() else { return };
-        // SAFETY: the thread is dead and its TLS block not yet freed (that happens below).
-        unsafe { free_thread_locals(tls as usize) };
-        let exports = wasm_bindgen::exports();
-        if let Ok(destroy) = js_sys::Reflect::get(&exports, &"__wbindgen_thread_destroy".into()) {
-            if let Some(destroy) = destroy.dyn_ref::<js_sys::Function>() {
-                // wasm-bindgen's destroy frees another thread's TLS and stack when given their
-                // addresses (0 = the default stack size).
-                drop(destroy.call3(&JsValue::UNDEFINED, &tls.into(), &stack.into(), &0.into()));
-            }
-        }
-    }
-
-    /// Resolves every delivered completion; `false` once the pool has stopped.
-    fn drain(&self) -> bool {
-        let done = take_completions(&self.shared);
-        let any = !done.is_empty();
-        if !self.timed.borrow().is_empty() {
-            // Their deadlines are moot now; forgetting the last one clears the pool's timer.
-            let moot: Vec<Watch> = {
-                let mut timed = self.timed.borrow_mut();
-                done.iter().filter_map(|t| timed.remove(&task_key(t))).collect()
-            };
-            drop(moot);
-        }
-        for task in done {
-            task.header().deliver();
-        }
-        // Also without completions if submissions wait: the ring may say a slot was freed.
-        if any || self.shared.delivery.waiting.load(Ordering::SeqCst) > 0 {
-            if let Some(f) = self.on_drain.borrow().as_ref() {
-                f();
-            }
-        }
-        !self.shared.is_stopped()
-    }
-
-    /// Deadlines still kept and whether the timer is armed, after taking the completions that
-    /// are waiting to be drained (a settled task's entry goes with its completion).
-    pub(crate) fn pending_deadlines(&self) -> (usize, bool) {
-        self.drain();
-        self.deadlines.pending()
-    }
-
-    pub(crate) fn set_on_drain(&self, f: Box<dyn Fn()>) {
-        *self.on_drain.borrow_mut() = Some(f);
-    }
-
-    pub(crate) fn replaced(&self) -> u64 {
-        self.replaced.get()
-    }
-
-}
-
-impl Drop for Main {
+impl Drop for PendingPromise {
     fn drop(&mut self) {
-        self.set.terminate_all();
+        if !self.settled {
+            forget_task_promise(self.id);
+        }
     }
 }
 
-std::thread_local! {
-    /// This worker's pool, kept across re-entries after a suspended (async) task.
-    static WORKER_SHARED: RefCell<Option<Arc<Shared>>> = const { RefCell::new(None) };
-    /// The task this worker suspended on, until `worker.js` resumes it.
-    static WORKER_SUSPENDED: RefCell<Option<TaskRef>> = const { RefCell::new(None) };
-}
+impl<T: Send + 'static> TaskHandle<T> {
+    /// A `Promise` that settles with the task: fulfilled with `convert(value)`, rejected with the
+    /// matching error class. Must be called on the thread that created the pool; the promise is
+    /// resolved from the pool's batched completion drain, with no per-task wake-up.
+    pub fn into_promise_with(self, convert: impl FnOnce(T) -> JsValue + 'static) -> Promise {
+        self.into_promise_map(move |r| r.map(convert).map_err(|e| task_error_to_js(&e)))
+    }
 
-/// Called by `worker.js` once, right after `initSync`, with this thread's TLS block and stack.
-#[doc(hidden)]
-#[wasm_bindgen(js_name = ringpool_worker_start, skip_typescript)]
-pub fn worker_start(tls_base: u32, stack_alloc: u32) {
-    #[cfg(feature = "worker-alloc")]
+    /// A `Promise` whose outcome is `settle(result)`: `Ok` fulfils, `Err` rejects.
+    ///
+    /// The promise's resolvers stay in a JS-side table under a number (see `promises.js`):
+    /// Rust holds no `Function` handles, so a task costs no externref slots and no closure
+    /// crossing into Rust to make its promise.
+    pub(crate) fn into_promise_map(
+        self,
+        settle: impl FnOnce(Result<T, TaskError>) -> Result<JsValue, JsValue> + 'static,
+    ) -> Promise {
+        let task = self.task;
+        if task_is_done(&*task) {
+            return match task.take_result().map(settle) {
+                Some(Ok(v)) => Promise::resolve(&v),
+                Some(Err(e)) => Promise::reject(&e),
+                None => Promise::new(&mut |_, _| {}),
+            };
+        }
+        let pending = PendingPromise::new();
+        let promise = pending.promise();
+        let t = task.clone();
+        task.header().on_main.set(Some(Box::new(move || {
+            if let Some(r) = t.take_result() {
+                pending.settle(settle(r));
+            }
+        })));
+        promise
+    }
+
+    /// [`into_promise_with`](Self::into_promise_with) for values that convert into `JsValue`.
+    pub fn into_promise(self) -> Promise
+    where
+        T: Into<JsValue>,
     {
-        super::worker_alloc::may_wait();
-        super::worker_alloc::learn_slab(tls_base as usize, stack_alloc as usize);
-    }
-    #[cfg(not(feature = "worker-alloc"))]
-    let _ = (tls_base, stack_alloc);
-}
-
-/// Called by `worker.js` as the last Rust call of a worker that exits cleanly, before
-/// `__wbindgen_thread_destroy`: frees what its thread-locals keep.
-#[doc(hidden)]
-#[wasm_bindgen(js_name = ringpool_worker_release, skip_typescript)]
-pub fn worker_release(tls_base: u32) {
-    // SAFETY: the worker makes no externref after this call (it destroys its thread next).
-    unsafe { free_thread_locals(tls_base as usize) };
-}
-
-/// Frees the heap that the thread-locals of the thread whose TLS block is at `tls` keep
-/// (wasm-bindgen's externref slab), which no thread on wasm frees by itself. Only the npm
-/// build's allocator knows where it is; without it this does nothing.
-///
-/// # Safety
-/// That thread makes no more externrefs, and its TLS block is not yet freed.
-unsafe fn free_thread_locals(tls: usize) {
-    #[cfg(feature = "worker-alloc")]
-    // SAFETY: the caller's contract is `free_slab`'s.
-    unsafe {
-        super::worker_alloc::free_slab(tls)
-    };
-    #[cfg(not(feature = "worker-alloc"))]
-    let _ = tls;
-}
-
-/// On a worker, inside a task: how many tasks wait in its pool's queue (the demo's queue
-/// depth chart, reported by each tile as it starts).
-#[cfg(feature = "image")]
-pub(crate) fn queued_here() -> Option<u64> {
-    WORKER_SHARED.with(|w| w.borrow().as_ref().map(|s| s.stats().queued))
-}
-
-/// Entry of every worker thread; called by `worker.js` after `initSync`, and again after each
-/// suspended task is resumed. Returns 0 when the pool is closed and drained (the worker
-/// should exit), 1 when a task suspended on a promise (`worker.js` awaits it, then calls
-/// `ringpool_worker_resume`).
-#[doc(hidden)]
-#[wasm_bindgen(js_name = ringpool_worker_entry, skip_typescript)]
-pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
-    super::growth::catch_up();
-    let shared = WORKER_SHARED.with(|w| {
-        w.borrow_mut()
-            .get_or_insert_with(|| {
-                crate::pool::enter_worker(index as usize);
-                // SAFETY: `Main::spawn` leaked one strong count for this worker and passed its
-                // pointer; it is taken over exactly once, on the first entry.
-                unsafe { Arc::from_raw(shared_ptr as *const Shared) }
-            })
-            .clone()
-    });
-    match shared.work(index as usize) {
-        None => {
-            WORKER_SHARED.with(|w| drop(w.borrow_mut().take()));
-            0
-        }
-        Some(task) => {
-            WORKER_SUSPENDED.with(|s| *s.borrow_mut() = Some(task));
-            1
-        }
+        self.into_promise_with(Into::into)
     }
 }
 
-/// Finishes the suspended task with the settled promise's value (`ok`) or reason.
-#[doc(hidden)]
-#[wasm_bindgen(js_name = ringpool_worker_resume, skip_typescript)]
-pub fn worker_resume(index: u32, ok: bool, value: JsValue) {
-    super::jsfn::finish_suspended_context();
-    let task = WORKER_SUSPENDED.with(|s| s.borrow_mut().take());
-    let shared = WORKER_SHARED.with(|w| w.borrow().clone());
-    if let (Some(task), Some(shared)) = (task, shared) {
-        let (outcome, failed) = super::jsfn::outcome_of(ok, &value);
-        shared.resume(index as usize, task, outcome, failed);
-    }
+/// Whether the result is written (not merely being written by another thread).
+fn task_is_done<T>(task: &dyn crate::task::Output<T>) -> bool {
+    task.header().is_done()
 }

@@ -77,11 +77,10 @@ class TaskContext {
 Object.defineProperty(TaskContext, 'name', { value: 'TaskContext' });
 Object.freeze(TaskContext.prototype);
 
-// What the last `runTask` did (`RunTask` in jsfn.rs has the same numbers): it returned, it
+// What the last `runTask` did, one of the names of `RunTask` in jsfn.rs: it returned, it
 // threw, it returned a thenable (the worker then awaits it), the function is not compiled in
 // this worker yet, or `cells` must be remade (the memory grew).
-const RUN_RETURNED = 0, RUN_THREW = 1, RUN_THENABLE = 2, RUN_NOT_FOUND = 3, RUN_STALE_MEMORY = 4;
-let outcome = RUN_RETURNED;
+let outcome = 'returned';
 let suspended = null;
 export function lastOutcome() { return outcome; }
 export function setTaskMemory(memory) { cells = new Int32Array(memory.buffer); }
@@ -94,25 +93,25 @@ function isThenable(v) {
 // its context and up to two arguments (`rest`: an array of all of them when there are more).
 export function runTask(id, name, addr, n, a0, a1, rest) {
   const f = name === undefined ? byId.get(id) : taskExport(name);
-  if (typeof f !== 'function') { outcome = RUN_NOT_FOUND; return undefined; }
+  if (typeof f !== 'function') { outcome = 'not-found'; return undefined; }
   const idx = addr >>> 2;
-  if (cells === null || idx >= cells.length) { outcome = RUN_STALE_MEMORY; return undefined; }
+  if (cells === null || idx >= cells.length) { outcome = 'stale-memory'; return undefined; }
   const ctx = new TaskContext(idx);
   let r;
   try {
     r = n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest);
   } catch (e) {
     finishContext(ctx);
-    outcome = RUN_THREW;
+    outcome = 'threw';
     return e;
   }
   if (isThenable(r)) {
     watchContext(ctx);
     suspended = ctx;
-    outcome = RUN_THENABLE;
+    outcome = 'thenable';
   } else {
     finishContext(ctx);
-    outcome = RUN_RETURNED;
+    outcome = 'returned';
   }
   return r;
 }

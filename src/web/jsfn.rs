@@ -21,7 +21,7 @@ extern "C" {
     #[wasm_bindgen(js_name = runTask)]
     fn run_task(id: f64, name: Option<&str>, addr: u32, n: u32, a0: &JsValue, a1: &JsValue, rest: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = lastOutcome)]
-    fn last_outcome() -> u32;
+    fn last_outcome() -> RunTask;
     #[wasm_bindgen(js_name = setTaskMemory)]
     fn set_task_memory(memory: &JsValue);
     #[wasm_bindgen(js_name = finishSuspended)]
@@ -134,32 +134,19 @@ fn thrown_type_error(message: String) -> JsOutcome {
     JsOutcome::Thrown(Value::Error { name: "TypeError".into(), message, stack: String::new() })
 }
 
-/// What `runTask` in `jsfn.js` did, as its `lastOutcome()` reports it (the numbers are
-/// `RUN_*` there).
+/// What `runTask` in `jsfn.js` did, as its `lastOutcome()` reports it: wasm-bindgen turns the
+/// JS string into this enum, so the names are written once, here.
+#[wasm_bindgen(skip_typescript)]
 #[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(u32)]
 enum RunTask {
-    Returned = 0,
-    Threw = 1,
+    Returned = "returned",
+    Threw = "threw",
     /// It returned a thenable: the worker awaits it.
-    Thenable = 2,
+    Thenable = "thenable",
     /// The function is not compiled in this worker yet (or the module has no such export).
-    NotFound = 3,
+    NotFound = "not-found",
     /// The worker's view of the state words must be remade (the memory grew).
-    StaleMemory = 4,
-}
-
-impl RunTask {
-    fn last() -> Self {
-        match last_outcome() {
-            0 => RunTask::Returned,
-            1 => RunTask::Threw,
-            2 => RunTask::Thenable,
-            3 => RunTask::NotFound,
-            4 => RunTask::StaleMemory,
-            n => unreachable!("jsfn.js runTask reported {n}"),
-        }
-    }
+    StaleMemory = "stale-memory",
 }
 
 /// Calls the task function (compiled source `id`, or export `name`) with `this` = its context;
@@ -173,11 +160,11 @@ fn call(id: f64, name: Option<&str>, args: &[Value]) -> Option<Ran<JsOutcome>> {
         _ => (JsValue::UNDEFINED, JsValue::UNDEFINED, args.iter().map(to_js).collect::<Array>().into()),
     };
     let mut result = run_task(id, name, addr, args.len() as u32, &a0, &a1, &rest);
-    let mut how = RunTask::last();
+    let mut how = last_outcome();
     if how == RunTask::StaleMemory {
         set_task_memory(&wasm_bindgen::memory());
         result = run_task(id, name, addr, args.len() as u32, &a0, &a1, &rest);
-        how = RunTask::last();
+        how = last_outcome();
     }
     Some(match how {
         RunTask::Returned => match outcome_of(true, &result) {
@@ -190,6 +177,7 @@ fn call(id: f64, name: Option<&str>, args: &[Value]) -> Option<Ran<JsOutcome>> {
             Ran::Suspended
         }
         RunTask::NotFound | RunTask::StaleMemory => return None,
+        RunTask::__Invalid => unreachable!("jsfn.js runTask reported an outcome RunTask does not name"),
     })
 }
 

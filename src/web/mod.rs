@@ -33,13 +33,13 @@
 //! ```
 
 pub(crate) mod backend;
+mod owner;
+mod worker;
 mod abort;
 mod codec;
 mod deadlines;
 mod errors;
 pub(crate) mod growth;
-#[cfg(feature = "image")]
-mod image;
 mod js;
 mod submission;
 mod jsfn;
@@ -52,14 +52,12 @@ pub(crate) mod worker_alloc;
 static ALLOCATOR: worker_alloc::WorkerAlloc = worker_alloc::WorkerAlloc;
 
 pub use crate::value::Value;
-pub use backend::{Doorbell, WebConfig};
+pub use owner::{Doorbell, WebConfig};
 pub use js::{JsPool, Task};
 pub use errors::{error_classes, task_error_to_js};
 pub(crate) use errors::{codec_error_to_js, js_error, out_of_memory_to_js, ErrorKind};
 pub(crate) use jsfn::JsOutcome;
 
-use crate::error::TaskError;
-use crate::task::TaskHandle;
 use crate::WorkerPool;
 use js_sys::Promise;
 use std::panic::AssertUnwindSafe;
@@ -88,106 +86,22 @@ extern "C" {
 }
 
 /// Byte offset of `v` in pool memory if it is a view of it (from `pool.alloc` or a
-/// `subarray` of one, before or after the memory grew).
-pub(crate) fn pool_view_offset(v: &JsValue) -> Option<u32> {
+/// `subarray` of one, before or after the memory grew). A task may then read and write those
+/// bytes through a raw pointer (see the `ringpool-image` crate for kernels that do).
+pub fn pool_view_offset(v: &JsValue) -> Option<u32> {
     let off = pool_view_offset_js(&wasm_bindgen::memory(), v);
     (off >= 0.0).then_some(off as u32)
 }
 
-#[wasm_bindgen(module = "/src/web/promises.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = taskPromise)]
-    fn task_promise(id: f64) -> Promise;
-    #[wasm_bindgen(js_name = settleTaskPromise)]
-    fn settle_task_promise(id: f64, ok: bool, value: &JsValue);
-    #[wasm_bindgen(js_name = forgetTaskPromise)]
-    fn forget_task_promise(id: f64);
+/// Milliseconds on `performance.timeOrigin + performance.now()`: one clock that every thread of
+/// the page or process shares, so times taken on workers and on the caller compare.
+pub fn clock() -> f64 {
+    backend::clock()
 }
 
-/// A promise made on this thread whose resolvers wait in the JS table under `id`. Dropped
-/// unsettled (its task was freed without delivery), it takes its table entry along; the
-/// promise then never settles, as before when the resolvers were dropped.
-struct PendingPromise {
-    id: f64,
-    settled: bool,
-}
-
-impl PendingPromise {
-    fn new() -> Self {
-        std::thread_local!(static NEXT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) });
-        PendingPromise { id: NEXT.with(|n| n.replace(n.get() + 1.0)), settled: false }
-    }
-
-    fn promise(&self) -> Promise {
-        task_promise(self.id)
-    }
-
-    fn settle(mut self, r: Result<JsValue, JsValue>) {
-        self.settled = true;
-        match r {
-            Ok(v) => settle_task_promise(self.id, true, &v),
-            Err(e) => settle_task_promise(self.id, false, &e),
-        }
-    }
-}
-
-impl Drop for PendingPromise {
-    fn drop(&mut self) {
-        if !self.settled {
-            forget_task_promise(self.id);
-        }
-    }
-}
-
-
-impl<T: Send + 'static> TaskHandle<T> {
-    /// A `Promise` that settles with the task: fulfilled with `convert(value)`, rejected with the
-    /// matching error class. Must be called on the thread that created the pool; the promise is
-    /// resolved from the pool's batched completion drain, with no per-task wake-up.
-    pub fn into_promise_with(self, convert: impl FnOnce(T) -> JsValue + 'static) -> Promise {
-        self.into_promise_map(move |r| r.map(convert).map_err(|e| task_error_to_js(&e)))
-    }
-
-    /// A `Promise` whose outcome is `settle(result)`: `Ok` fulfils, `Err` rejects.
-    ///
-    /// The promise's resolvers stay in a JS-side table under a number (see `promises.js`):
-    /// Rust holds no `Function` handles, so a task costs no externref slots and no closure
-    /// crossing into Rust to make its promise.
-    pub(crate) fn into_promise_map(
-        self,
-        settle: impl FnOnce(Result<T, TaskError>) -> Result<JsValue, JsValue> + 'static,
-    ) -> Promise {
-        let task = self.task;
-        if task_is_done(&*task) {
-            return match task.take_result().map(settle) {
-                Some(Ok(v)) => Promise::resolve(&v),
-                Some(Err(e)) => Promise::reject(&e),
-                None => Promise::new(&mut |_, _| {}),
-            };
-        }
-        let pending = PendingPromise::new();
-        let promise = pending.promise();
-        let t = task.clone();
-        task.header().on_main.set(Some(Box::new(move || {
-            if let Some(r) = t.take_result() {
-                pending.settle(settle(r));
-            }
-        })));
-        promise
-    }
-
-    /// [`into_promise_with`](Self::into_promise_with) for values that convert into `JsValue`.
-    pub fn into_promise(self) -> Promise
-    where
-        T: Into<JsValue>,
-    {
-        self.into_promise_with(Into::into)
-    }
-}
-
-/// Whether the result is written (not merely being written by another thread).
-fn task_is_done<T>(task: &dyn crate::task::Output<T>) -> bool {
-    task.header().is_done()
+/// On a worker, inside a task: how many tasks wait in its pool's queue; `None` elsewhere.
+pub fn queue_depth() -> Option<u64> {
+    worker::queued_here()
 }
 
 impl WorkerPool {

@@ -43,7 +43,7 @@ export class WorkerSet {
     // (the Rust callbacks are being freed then), are dropped.
     let entry = null;
     const current = () => !this.stopped && this.workers.get(index) === entry;
-    // `detail`: the `ready` object, or a message (see `WorkerEvent` in backend.rs).
+    // `detail`: the `ready` object, or a message (see `WorkerEvent` in owner.rs).
     const onMessage = (msg) => { if (current()) this.onEvent(msg.type, msg.index, msg.detail ?? ''); };
     const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
     if (isNode) {

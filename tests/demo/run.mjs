@@ -1,7 +1,7 @@
 // End-to-end test of the demo page (www/): `node tests/demo/run.mjs [chromium|firefox]`, Debian's
 // headless Chromium (playwright-core) or Firefox ESR (puppeteer-core) against scripts/serve.mjs. Checks: the page loads without console errors;
 // every filter runs in every mode; ringpool, wasm-single and rayon give identical checksums and
-// match the native Rust reference (examples/image_reference.rs); the plain-JS kernel agrees to
+// match the native Rust reference (crates/ringpool-image/examples/image_reference.rs); the plain-JS kernel agrees to
 // within rounding; a full queue is handled with backpressure; the result canvas is not blank;
 // without COOP/COEP the page explains what is missing.
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ const MODES = ['ringpool', 'ringpool-each', 'wasm-single', 'js', 'rayon'];
 // Odd sizes and a band height that does not divide them exercise every remainder path.
 const W = 333, H = 217, RADIUS = 5, AMOUNT = 1.5, TILE = 16;
 
-const reference = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '--features', 'image', '--example', 'image_reference', '--',
+const reference = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '-p', 'ringpool-image', '--example', 'image_reference', '--',
   String(W), String(H), String(RADIUS), String(AMOUNT), String(TILE)], { cwd: root, encoding: 'utf8' }));
 
 const engine = process.argv[2] ?? 'chromium';
@@ -50,7 +50,7 @@ try {
     // narrowings, the scalar one with clamp); radius 64 on a 61-row picture reads clamped
     // border rows for every tap; 97 px is 388 bytes, so each row ends in a scalar remainder.
     for (const [radius, amount] of [[1, 16], [64, 16], [3, 0], [2, 7.3]]) {
-      const ref = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '--features', 'image', '--example', 'image_reference', '--',
+      const ref = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '-p', 'ringpool-image', '--example', 'image_reference', '--',
         '97', '61', String(radius), String(amount), '5'], { cwd: root, encoding: 'utf8' }));
       for (const filter of ['blur', 'sharpen']) {
         for (const mode of ['ringpool', 'wasm-single']) {
@@ -65,7 +65,7 @@ try {
     // The SIMD paths take whole groups of 4 pixels (sobel and emboss: only those whose
     // neighbours are inside the row); these widths leave every split of edge, body and rest.
     for (const width of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 17]) {
-      const ref = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '--features', 'image', '--example', 'image_reference', '--',
+      const ref = JSON.parse(execFileSync('cargo', ['run', '--release', '--quiet', '-p', 'ringpool-image', '--example', 'image_reference', '--',
         String(width), '6', '2', '3.5', '2'], { cwd: root, encoding: 'utf8' }));
       for (const filter of FILTERS) {
         const r = await page.evaluate((o) => window.demo.run(o), { filter, mode: 'ringpool', workers: 2, width, height: 6, tileRows: 2, params: { radius: 2, amount: 3.5 }, show: false });

@@ -9,9 +9,9 @@
 //!
 //! Natively this checks the scalar paths; the same file runs as a wasm-bindgen test in
 //! Chromium (scripts/test.sh, section browser), where the `simd128` paths run.
-#![cfg(feature = "image")]
 
-use ringpool::image::{apply, Filter};
+
+use ringpool_image::{apply, Filter};
 
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);

@@ -1,9 +1,9 @@
 //! Native reference for the demo's e2e test: prints `{"filter": checksum, ...}` (FNV-1a of the
 //! output bytes) for every kernel over the built-in sample, computed in `bands` row bands.
 //!
-//! `cargo run --release --features image --example image_reference -- WIDTH HEIGHT RADIUS AMOUNT BANDROWS`
+//! `cargo run --release -p ringpool-image --example image_reference -- WIDTH HEIGHT RADIUS AMOUNT BANDROWS`
 
-use ringpool::image::{apply, fnv1a, sample, Filter};
+use ringpool_image::{apply, fnv1a, sample, Filter};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

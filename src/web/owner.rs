@@ -1,0 +1,473 @@
+//! The owner thread's half of the wasm pool: it starts the workers (`worker.js`), hears what
+//! they report (`WorkerEvent`), replaces a crashed one, frees what a dead one held, and drains
+//! the completions they deliver (`src/README.md`, "Workers" and "Results back to the owner
+//! thread").
+
+use super::deadlines::{Deadlines, Watch};
+use super::worker::free_thread_locals;
+use crate::error::BuildError;
+use crate::pool::{Shared, TaskRef};
+use crate::sync::{Arc, AtomicU32, Ordering};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[wasm_bindgen(module = "/src/web/worker.js")]
+extern "C" {
+    pub(crate) type WorkerSet;
+    #[wasm_bindgen(constructor)]
+    fn new(
+        glue_url: &str,
+        module: &JsValue,
+        memory: &JsValue,
+        shared_ptr: u32,
+        name: &str,
+        task_module: Option<String>,
+        on_event: &js_sys::Function,
+    ) -> WorkerSet;
+    #[wasm_bindgen(method)]
+    fn spawn(this: &WorkerSet, index: u32);
+    #[wasm_bindgen(method)]
+    fn terminate(this: &WorkerSet, index: u32);
+    #[wasm_bindgen(method, js_name = terminateAll)]
+    fn terminate_all(this: &WorkerSet);
+    #[wasm_bindgen(method)]
+    fn watch(this: &WorkerSet, byte_addr: u32, drain: &js_sys::Function);
+
+    fn schedule(ms: f64, callback: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = crossOriginIsolationProblem)]
+    fn cross_origin_isolation_problem() -> Option<String>;
+    #[wasm_bindgen(js_name = setWorkerScript)]
+    fn set_worker_script(url: &JsValue, spawn_web: &js_sys::Function);
+}
+
+/// Called once by the npm package's entry: the worker script to start (see `worker.js`).
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __setWorkerScript, skip_typescript)]
+pub fn configure_worker_script(url: &JsValue, spawn_web: &js_sys::Function) {
+    set_worker_script(url, spawn_web);
+}
+
+#[wasm_bindgen]
+extern "C" {
+    type ImportMeta;
+    #[wasm_bindgen(method, getter)]
+    fn url(this: &ImportMeta) -> String;
+    #[wasm_bindgen(thread_local_v2, js_namespace = import, js_name = meta)]
+    static IMPORT_META: ImportMeta;
+}
+
+/// How the pool's workers start.
+#[derive(Debug, Clone, Default)]
+pub struct WebConfig {
+    /// How workers tell the owner thread that tasks completed.
+    pub doorbell: Doorbell,
+    /// Absolute URL of an ES module every worker imports before it is ready; its function
+    /// exports are tasks by name (`Pool.create({module})`).
+    pub task_module: Option<String>,
+}
+
+/// How a worker tells the owner thread that completions are waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Doorbell {
+    /// `memory.atomic.notify` on a word the owner watches with `Atomics.waitAsync`.
+    WaitAsync,
+    /// One `postMessage` to the owner (the default: lower latency, see `src/README.md`).
+    #[default]
+    Message,
+}
+
+pub(crate) struct Main {
+    pub(super) shared: Arc<Shared>,
+    set: WorkerSet,
+    me: std::rc::Weak<Main>,
+    /// What the owner knows of each worker, by index.
+    slots: RefCell<Vec<WorkerState>>,
+    /// The function exports of the task module, as the first worker reported them.
+    pub(crate) task_exports: RefCell<Option<Vec<String>>>,
+    /// Crashes in a row with no task completed in between, and `completed` at the last one.
+    crash_streak: Cell<u32>,
+    completed_at_crash: Cell<u64>,
+    /// Workers that said "ready" at least once (replacements included).
+    pub(crate) ready: Cell<usize>,
+    /// Called once every worker is ready, or with the first start failure once every worker
+    /// has ended.
+    pub(crate) on_ready: RefCell<Vec<Box<dyn FnOnce(Result<(), String>)>>>,
+    pub(crate) start_error: RefCell<Option<String>>,
+    replaced: Cell<u64>,
+    /// Keeps the owner half alive until every worker has exited, even if the pool handle is
+    /// dropped: accepted tasks still run.
+    keepalive: RefCell<Option<Rc<Main>>>,
+    /// Run after each drain that delivered something or found submissions waiting for space
+    /// (the JS `Pool` admits them).
+    pub(super) on_drain: RefCell<Option<Box<dyn Fn()>>>,
+    /// Every deadline of this pool, on one JS timer: JS tasks' and waiting `submit`s'
+    /// `timeout`s (src/web/js.rs), Rust API `TaskOptions::timeout`s and `shutdown_timeout`s.
+    pub(crate) deadlines: Rc<Deadlines>,
+    /// The entries of Rust API tasks' deadlines, by task address: forgotten when the task's
+    /// completion is drained, so a settled task keeps no entry (and no timer) alive.
+    pub(super) timed: RefCell<HashMap<usize, Watch>>,
+    _on_event: Closure<dyn FnMut(String, i32, JsValue)>,
+    _drain: Closure<dyn FnMut() -> bool>,
+}
+
+/// What a worker, or its `Worker` object, told the owner thread (`worker.js` posts
+/// `{ type, index, detail }`).
+enum WorkerEvent {
+    /// `ring`: completions wait (the message doorbell).
+    Ring,
+    /// `ready`: it started. Its TLS block and stack (the owner frees them if it dies in a
+    /// trap), and the task module's function exports.
+    Ready { thread_memory: Option<(f64, f64)>, exports: Vec<String> },
+    /// `exited`: the pool closed and drained, and it left the worker loop.
+    Exited,
+    /// `crashed` or `failed`: its own report. It caught a trap, or its module failed, and will
+    /// not touch wasm again, so what it held can be freed.
+    Crashed(String),
+    /// `error`: an uncaught error event. The thread may still be stopping; its memory is left.
+    Error(String),
+    /// `exit` (Node): the thread is gone without reporting (e.g. `process.exit`).
+    Gone(String),
+}
+
+impl WorkerEvent {
+    /// `None` for a kind this version does not know (ignored).
+    fn read(kind: &str, detail: &JsValue) -> Option<Self> {
+        let text = || detail.as_string().unwrap_or_default();
+        Some(match kind {
+            "ring" => WorkerEvent::Ring,
+            "ready" => {
+                let get = |k: &str| js_sys::Reflect::get(detail, &k.into()).unwrap_or(JsValue::UNDEFINED);
+                let exports = get("exports");
+                let exports = if js_sys::Array::is_array(&exports) {
+                    js_sys::Array::from(&exports).iter().filter_map(|e| e.as_string()).collect()
+                } else {
+                    Vec::new()
+                };
+                WorkerEvent::Ready { thread_memory: get("tls").as_f64().zip(get("stack").as_f64()), exports }
+            }
+            "exited" => WorkerEvent::Exited,
+            "crashed" | "failed" => WorkerEvent::Crashed(text()),
+            "error" => WorkerEvent::Error(text()),
+            "exit" => WorkerEvent::Gone(text()),
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct WorkerState {
+    /// The current incarnation runs (spawned, not yet exited or crashed).
+    alive: bool,
+    /// Some incarnation at this index said "ready" (so a later death is a crash, not a
+    /// failed start).
+    was_ready: bool,
+    /// The `__tls_base` and `__stack_alloc` the current incarnation reported, freed by the
+    /// owner if it dies (a dead thread cannot free them itself).
+    thread_memory: Option<(f64, f64)>,
+}
+
+impl Main {
+    /// Checks the page or process can run a pool, starts its workers and watches the bell.
+    pub(super) fn start(shared: &Arc<Shared>, config: WebConfig) -> Result<Rc<Main>, BuildError> {
+        let doorbell = config.doorbell;
+        if let Some(problem) = cross_origin_isolation_problem() {
+            shared.dispatch.close();
+            return Err(BuildError::Spawn(problem));
+        }
+        if !memory_is_shared() {
+            shared.dispatch.close();
+            return Err(BuildError::MemoryNotShared);
+        }
+        if let Err(oom) = stacks_fit(shared.workers) {
+            shared.dispatch.close();
+            return Err(BuildError::OutOfMemory(oom));
+        }
+        shared.delivery.message_mode.store((doorbell == Doorbell::Message) as u32, Ordering::Relaxed);
+        let glue_url = IMPORT_META.with(ImportMeta::url);
+        let main = Rc::new_cyclic(|weak: &std::rc::Weak<Main>| {
+            // Closures must be UnwindSafe under panic=unwind; `Main` is only used on this thread.
+            let w = AssertUnwindSafe(weak.clone());
+            let on_event = Closure::new(move |kind: String, index: i32, detail: JsValue| {
+                let w = &w;
+                if let (Some(main), Some(event)) = (w.0.upgrade(), WorkerEvent::read(&kind, &detail)) {
+                    main.on_event(index, event);
+                }
+            });
+            let w = AssertUnwindSafe(weak.clone());
+            let drain = Closure::new(move || {
+                let w = &w;
+                w.0.upgrade().is_some_and(|main| main.drain())
+            });
+            // One strong count per worker is handed over as a raw pointer.
+            let set = WorkerSet::new(
+                &glue_url,
+                &wasm_bindgen::module(),
+                &wasm_bindgen::memory(),
+                Arc::as_ptr(shared) as u32,
+                "pool",
+                config.task_module.clone(),
+                on_event.as_ref().unchecked_ref(),
+            );
+            Main {
+                shared: shared.clone(),
+                set,
+                me: weak.clone(),
+                slots: RefCell::new(vec![WorkerState::default(); shared.workers]),
+                task_exports: RefCell::new(None),
+                crash_streak: Cell::new(0),
+                completed_at_crash: Cell::new(0),
+                ready: Cell::new(0),
+                on_ready: RefCell::new(Vec::new()),
+                start_error: RefCell::new(None),
+                replaced: Cell::new(0),
+                keepalive: RefCell::new(None),
+                on_drain: RefCell::new(None),
+                deadlines: Rc::default(),
+                timed: RefCell::new(HashMap::new()),
+                _on_event: on_event,
+                _drain: drain,
+            }
+        });
+        *main.keepalive.borrow_mut() = Some(main.clone());
+        for index in 0..shared.workers {
+            main.spawn(index);
+        }
+        main.set.watch(shared.delivery.bell_addr(), main._drain.as_ref().unchecked_ref());
+        Ok(main)
+    }
+}
+
+/// wasm-bindgen's glue keeps an "instance terminated" flag in (shared) linear memory and sets
+/// it when a trap passes through any of its wrappers; every thread's glue then refuses calls.
+/// Workers enter Rust through the raw export so their traps do not set it, and a crash
+/// clears it in case something else did: the other threads are healthy.
+fn clear_terminated_flag() {
+    let exports = wasm_bindgen::exports();
+    let Ok(global) = js_sys::Reflect::get(&exports, &"__instance_terminated".into()) else { return };
+    let Ok(addr) = js_sys::Reflect::get(&global, &"value".into()) else { return };
+    if let Some(addr) = addr.as_f64() {
+        if addr > 0.0 {
+            // SAFETY: the export is the address of an aligned i32 static in our own memory.
+            unsafe { (*(addr as usize as *const AtomicU32)).store(0, Ordering::SeqCst) };
+        }
+    }
+}
+
+// wasm-bindgen requires unwind safety of everything its exports touch when panics unwind. The
+// owner-thread state is only mutated in small steps that cannot panic half-way.
+impl std::panic::RefUnwindSafe for Main {}
+impl std::panic::UnwindSafe for Main {}
+
+/// Bytes of a worker's thread stack: wasm-bindgen's default, which it allocates in the new
+/// worker (`__wbindgen_start`), where an allocation that fails is a trap.
+const THREAD_STACK: usize = 2 << 20;
+
+/// Whether the module's memory is a shared one: without `--shared-memory` (and the other
+/// [`REQUIRED_LINK_ARGS`](crate::memory::REQUIRED_LINK_ARGS)) a `+atomics` build still links,
+/// with a plain `ArrayBuffer` under it that workers cannot share.
+fn memory_is_shared() -> bool {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    memory.buffer().is_instance_of::<js_sys::SharedArrayBuffer>()
+}
+
+/// Whether the memory has room for `n` worker stacks now: they are claimed and given back at
+/// once, so that a full memory refuses a pool (or delays a replacement) instead of trapping
+/// in the new worker. With `worker-alloc` the given-back blocks wait whole for the workers.
+fn stacks_fit(n: usize) -> Result<(), crate::OutOfMemory> {
+    let layout = std::alloc::Layout::from_size_align(THREAD_STACK, 16).expect("stack layout");
+    let mut held = Vec::new();
+    crate::memory::try_reserve(&mut held, n)?;
+    let result = loop {
+        if held.len() == n {
+            break Ok(());
+        }
+        // SAFETY: the layout has a non-zero size.
+        let p = unsafe { std::alloc::alloc(layout) };
+        if p.is_null() {
+            break Err(crate::memory::out_of_memory(THREAD_STACK * (n - held.len())));
+        }
+        held.push(p);
+    };
+    for p in held {
+        // SAFETY: allocated just above with this layout.
+        unsafe { std::alloc::dealloc(p, layout) };
+    }
+    result
+}
+
+impl Main {
+    fn spawn(&self, index: usize) {
+        if stacks_fit(1).is_err() {
+            // A replacement for a crashed worker, with the memory full: try again shortly
+            // rather than trap in the new worker.
+            let me = AssertUnwindSafe(self.me.clone());
+            schedule(50.0, &Closure::once_into_js(move || {
+                let me = me;
+                if let Some(main) = me.0.upgrade() {
+                    main.spawn(index);
+                }
+            }));
+            return;
+        }
+        // The worker's `Arc::from_raw` takes over this count.
+        std::mem::forget(self.shared.clone());
+        let mut slots = self.slots.borrow_mut();
+        slots[index].alive = true;
+        slots[index].thread_memory = None;
+        drop(slots);
+        // The new thread reads the pool's state first thing (`worker_entry`).
+        super::growth::publish();
+        self.set.spawn(index as u32);
+    }
+
+    fn on_event(&self, index: i32, event: WorkerEvent) {
+        match event {
+            WorkerEvent::Ring => {
+                self.drain();
+            }
+            WorkerEvent::Ready { thread_memory, exports } => {
+                let i = index as usize;
+                let first = {
+                    let mut slots = self.slots.borrow_mut();
+                    slots[i].thread_memory = thread_memory;
+                    !std::mem::replace(&mut slots[i].was_ready, true)
+                };
+                self.task_exports.borrow_mut().get_or_insert(exports);
+                if first {
+                    self.ready.set(self.ready.get() + 1);
+                    if self.ready.get() == self.shared.workers {
+                        self.fire_ready(Ok(()));
+                    }
+                }
+            }
+            WorkerEvent::Exited => {
+                if !std::mem::replace(&mut self.slots.borrow_mut()[index as usize].alive, false) {
+                    return;
+                }
+                self.set.terminate(index as u32);
+                self.shared.worker_exited();
+                self.stop_if_done();
+            }
+            WorkerEvent::Crashed(detail) => self.worker_crashed(index as usize, detail, true),
+            WorkerEvent::Error(detail) => self.worker_crashed(index as usize, detail, false),
+            WorkerEvent::Gone(detail) => self.worker_crashed(index as usize, detail, true),
+        }
+    }
+
+    fn stop_if_done(&self) {
+        if self.shared.is_stopped() {
+            if let Some(err) = self.start_error.borrow().clone() {
+                self.fire_ready(Err(err));
+            }
+            // Let the watch loop see the stop and end, then let go of ourselves.
+            self.shared.delivery.bell.bump_and_wake(1);
+            drop(self.keepalive.borrow_mut().take());
+        }
+    }
+
+    fn fire_ready(&self, result: Result<(), String>) {
+        let waiters = std::mem::take(&mut *self.on_ready.borrow_mut());
+        for w in waiters {
+            w(result.clone());
+        }
+    }
+
+    /// Worker `index` died (a trap, or its task module failed to load): fail its task, free
+    /// what the dead thread held, and replace it, with a growing delay in a crash loop. A
+    /// worker that never became ready fails `Pool.create` instead.
+    fn worker_crashed(&self, index: usize, detail: String, dead: bool) {
+        if !std::mem::replace(&mut self.slots.borrow_mut()[index].alive, false) {
+            return;
+        }
+        self.set.terminate(index as u32);
+        clear_terminated_flag();
+        let task = self.shared.slots[index].try_take();
+        if let Some(task) = &task {
+            self.shared.settle_err(task, crate::TaskError::WorkerCrashed);
+        }
+        if dead {
+            self.free_dead_thread(index, task.as_ref());
+        }
+        if !self.slots.borrow()[index].was_ready {
+            // It never started: the pool cannot reach its size. The first failure is the one
+            // reported, once every worker of the pool has ended (`stop_if_done`): the caller
+            // sees the error with nothing of the pool left, so the next pool reuses its memory.
+            self.start_error.borrow_mut().get_or_insert(format!("worker {index} failed to start: {detail}"));
+            self.shared.dispatch.close();
+            self.shared.worker_exited();
+            self.stop_if_done();
+            return;
+        }
+        self.replaced.set(self.replaced.get() + 1);
+        let completed = self.shared.stats().completed;
+        let streak = if completed == self.completed_at_crash.get() { self.crash_streak.get() + 1 } else { 1 };
+        self.crash_streak.set(streak);
+        self.completed_at_crash.set(completed);
+        let delay = crate::restart::delay_ms(streak);
+        if delay == 0 {
+            self.spawn(index);
+        } else {
+            let me = AssertUnwindSafe(self.me.clone());
+            schedule(delay as f64, &Closure::once_into_js(move || {
+                let me = me;
+                if let Some(main) = me.0.upgrade() {
+                    main.spawn(index);
+                }
+            }));
+        }
+    }
+
+    /// Releases what a dead worker can no longer release: its count of `Shared` (taken over
+    /// from `spawn`, raw or in its thread-local), and its TLS block and stack.
+    /// `task` is the one it was running, whose reference on the dead stack is released too.
+    fn free_dead_thread(&self, index: usize, task: Option<&TaskRef>) {
+        // SAFETY: `spawn` leaked exactly one strong count for this incarnation, and a thread
+        // that died in a trap (or never entered Rust) never released it; `alive` makes this
+        // run once per incarnation, never after a clean exit (which released it itself).
+        unsafe { Arc::decrement_strong_count(Arc::as_ptr(&self.shared)) };
+        if let Some(task) = task {
+            // SAFETY: a worker holds exactly one reference of the task it runs besides the
+            // slot's (the `task` local of `Shared::work`, or the suspended-task thread-local;
+            // `Runnable::run` clones none). It died holding it; `task` (ours, from the slot)
+            // keeps the count above zero across this.
+            unsafe { Arc::decrement_strong_count(Arc::as_ptr(task)) };
+        }
+        let Some((tls, stack)) = self.slots.borrow_mut()[index].thread_memory.take() else { return };
+        // SAFETY: the thread is dead and its TLS block not yet freed (that happens below).
+        unsafe { free_thread_locals(tls as usize) };
+        let exports = wasm_bindgen::exports();
+        if let Ok(destroy) = js_sys::Reflect::get(&exports, &"__wbindgen_thread_destroy".into()) {
+            if let Some(destroy) = destroy.dyn_ref::<js_sys::Function>() {
+                // wasm-bindgen's destroy frees another thread's TLS and stack when given their
+                // addresses (0 = the default stack size).
+                drop(destroy.call3(&JsValue::UNDEFINED, &tls.into(), &stack.into(), &0.into()));
+            }
+        }
+    }
+
+    /// Deadlines still kept and whether the timer is armed, after taking the completions that
+    /// are waiting to be drained (a settled task's entry goes with its completion).
+    pub(crate) fn pending_deadlines(&self) -> (usize, bool) {
+        self.drain();
+        self.deadlines.pending()
+    }
+
+    pub(crate) fn set_on_drain(&self, f: Box<dyn Fn()>) {
+        *self.on_drain.borrow_mut() = Some(f);
+    }
+
+    pub(crate) fn replaced(&self) -> u64 {
+        self.replaced.get()
+    }
+
+}
+
+impl Drop for Main {
+    fn drop(&mut self) {
+        self.set.terminate_all();
+    }
+}

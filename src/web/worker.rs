@@ -1,0 +1,100 @@
+//! What runs on each worker thread: the exports `worker.js` calls (start, the worker loop's
+//! entry, resume after an async task, release before exit), and the thread-locals they keep.
+
+use crate::pool::{Shared, TaskRef};
+use crate::sync::Arc;
+use std::cell::RefCell;
+use wasm_bindgen::prelude::*;
+
+std::thread_local! {
+    /// This worker's pool, kept across re-entries after a suspended (async) task.
+    static WORKER_SHARED: RefCell<Option<Arc<Shared>>> = const { RefCell::new(None) };
+    /// The task this worker suspended on, until `worker.js` resumes it.
+    static WORKER_SUSPENDED: RefCell<Option<TaskRef>> = const { RefCell::new(None) };
+}
+
+/// Called by `worker.js` once, right after `initSync`, with this thread's TLS block and stack.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = ringpool_worker_start, skip_typescript)]
+pub fn worker_start(tls_base: u32, stack_alloc: u32) {
+    #[cfg(feature = "worker-alloc")]
+    {
+        super::worker_alloc::may_wait();
+        super::worker_alloc::learn_slab(tls_base as usize, stack_alloc as usize);
+    }
+    #[cfg(not(feature = "worker-alloc"))]
+    let _ = (tls_base, stack_alloc);
+}
+
+/// Called by `worker.js` as the last Rust call of a worker that exits cleanly, before
+/// `__wbindgen_thread_destroy`: frees what its thread-locals keep.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = ringpool_worker_release, skip_typescript)]
+pub fn worker_release(tls_base: u32) {
+    // SAFETY: the worker makes no externref after this call (it destroys its thread next).
+    unsafe { free_thread_locals(tls_base as usize) };
+}
+
+/// Frees the heap that the thread-locals of the thread whose TLS block is at `tls` keep
+/// (wasm-bindgen's externref slab), which no thread on wasm frees by itself. Only the npm
+/// build's allocator knows where it is; without it this does nothing.
+///
+/// # Safety
+/// That thread makes no more externrefs, and its TLS block is not yet freed.
+pub(super) unsafe fn free_thread_locals(tls: usize) {
+    #[cfg(feature = "worker-alloc")]
+    // SAFETY: the caller's contract is `free_slab`'s.
+    unsafe {
+        super::worker_alloc::free_slab(tls)
+    };
+    #[cfg(not(feature = "worker-alloc"))]
+    let _ = tls;
+}
+
+/// On a worker, inside a task: how many tasks wait in its pool's queue.
+pub(crate) fn queued_here() -> Option<u64> {
+    WORKER_SHARED.with(|w| w.borrow().as_ref().map(|s| s.stats().queued))
+}
+
+/// Entry of every worker thread; called by `worker.js` after `initSync`, and again after each
+/// suspended task is resumed. Returns 0 when the pool is closed and drained (the worker
+/// should exit), 1 when a task suspended on a promise (`worker.js` awaits it, then calls
+/// `ringpool_worker_resume`).
+#[doc(hidden)]
+#[wasm_bindgen(js_name = ringpool_worker_entry, skip_typescript)]
+pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
+    super::growth::catch_up();
+    let shared = WORKER_SHARED.with(|w| {
+        w.borrow_mut()
+            .get_or_insert_with(|| {
+                crate::pool::enter_worker(index as usize);
+                // SAFETY: `Main::spawn` leaked one strong count for this worker and passed its
+                // pointer; it is taken over exactly once, on the first entry.
+                unsafe { Arc::from_raw(shared_ptr as *const Shared) }
+            })
+            .clone()
+    });
+    match shared.work(index as usize) {
+        None => {
+            WORKER_SHARED.with(|w| drop(w.borrow_mut().take()));
+            0
+        }
+        Some(task) => {
+            WORKER_SUSPENDED.with(|s| *s.borrow_mut() = Some(task));
+            1
+        }
+    }
+}
+
+/// Finishes the suspended task with the settled promise's value (`ok`) or reason.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = ringpool_worker_resume, skip_typescript)]
+pub fn worker_resume(index: u32, ok: bool, value: JsValue) {
+    super::jsfn::finish_suspended_context();
+    let task = WORKER_SUSPENDED.with(|s| s.borrow_mut().take());
+    let shared = WORKER_SHARED.with(|w| w.borrow().clone());
+    if let (Some(task), Some(shared)) = (task, shared) {
+        let (outcome, failed) = super::jsfn::outcome_of(ok, &value);
+        shared.resume(index as usize, task, outcome, failed);
+    }
+}
