@@ -1,6 +1,7 @@
-// Browser scenario: no-op throughput and latency in headless Chromium on a cross-origin
-// isolated page (bench/browser/index.html): ringpool vs workerpool's browser build vs a plain
-// postMessage pool, same workers and tasks in flight, interleaved rounds, medians.
+// Browser scenarios in headless Chromium on a cross-origin isolated page
+// (bench/browser/index.html): no-op throughput and latency, ringpool vs workerpool's browser
+// build vs a plain postMessage pool; then Uint8Array arguments and results of 64 KiB to 4 MiB,
+// ringpool vs workerpool. Same workers and tasks in flight, interleaved rounds, medians.
 // `node bench/browser.mjs` prints the table; `run()` is what bench/run.mjs calls.
 import { withChromium } from './harness.mjs';
 
@@ -20,7 +21,14 @@ export async function run() {
       'tasks/s': Math.round(v.tasksPerSec), 'vs workerpool': `${(v.tasksPerSec / b.tasksPerSec).toFixed(2)}×`,
       'p50 µs': v.p50us.toFixed(1), 'p99 µs': v.p99us.toFixed(1), 'p50 vs workerpool': `${(v.p50us / b.p50us).toFixed(2)}×`,
     }])));
-    return { chromium: browser.version(), ...opts, results };
+    const sizes = [64, 256, 1024, 4096].map((k) => k * 1024);
+    const payload = await page.evaluate((o) => window.__benchPayload(o), { workers, sizes, inFlight: 64, rounds: ROUNDS });
+    for (const [kind, title] of [['arg', 'argument (a new one per task; workerpool and ringpool (transfer) hand it over)'], ['result', 'result (made by the task, sent back by value)']]) {
+      console.log(`\nbrowser Uint8Array ${title}: tasks/s, ${workers} workers, 64 in flight, ${ROUNDS} interleaved rounds (medians)`);
+      console.table(Object.fromEntries(sizes.map((n) => [`${n / 1024} KiB`, Object.fromEntries(Object.entries(payload[kind][n]).map(([k, v]) => [k,
+        `${Math.round(v)} (${(v / payload[kind][n].workerpool).toFixed(2)}×)`]))])));
+    }
+    return { chromium: browser.version(), ...opts, results, payload };
   });
 }
 

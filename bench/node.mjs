@@ -2,7 +2,7 @@
 // same tasks in flight and the same task bodies (bench/tasks.mjs). Every round builds each
 // pool afresh, in a rotated order, so drift on this shared machine hits all peers alike;
 // medians over rounds are reported. `node bench/node.mjs` prints tables; `run()` is what
-// bench/run.mjs calls. SCENARIOS=noop,record,cpu,args,results,roundtrip,startup ROUNDS=3 narrow it down.
+// bench/run.mjs calls. SCENARIOS=noop,record,cpu,cpu40,args,results,roundtrip,startup ROUNDS=3 narrow it down.
 import os from 'node:os';
 import Piscina from 'piscina';
 import Tinypool from 'tinypool';
@@ -132,6 +132,18 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
   if (want('cpu')) {
     out.cpuIterations = n;
     add(await scenario('cpu', { workers, tasks: 4_000, inFlight: 64, lat: 1_000, variants: peersFor('cpu', n) }), `CPU task (~100 µs: cpu(${n}))`);
+  }
+  if (want('cpu40')) {
+    // Issue 25's short CPU task, with the no-pool limit beside it: every core running the
+    // same body back to back with no pool at all (its time measured on this thread).
+    const n40 = calibrate(40);
+    const ts = [];
+    for (let i = 0; i < 201; i++) { const t = performance.now(); cpu(n40); ts.push((performance.now() - t) * 1000); }
+    out.cpu40 = { iterations: n40, bodyUs: median(ts), limit: (CORES * 1e6) / median(ts) };
+    add(await scenario('cpu40', { workers, tasks: 10_000, inFlight: 64, lat: 0, variants: peersFor('cpu', n40) }), `CPU task (~40 µs: cpu(${n40}))`);
+    const r = out.scenarios.at(-1).results;
+    console.log(`no-pool limit: ${CORES} cores × one ${out.cpu40.bodyUs.toFixed(1)} µs body each = ${Math.round(out.cpu40.limit)} tasks/s; ` +
+      Object.entries(r).map(([k, v]) => `${k} ${(100 * v.tasksPerSec / out.cpu40.limit).toFixed(0)} %`).join(', '));
   }
   if (want('bytes')) {
     const copy = new Uint8Array(1 << 20).fill(7);

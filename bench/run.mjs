@@ -78,7 +78,12 @@ const targets = [
     const best = Math.max(r.ringpool.tasksPerSec, r['ringpool (transfer)'].tasksPerSec);
     return [`Node ${n / 1024} KiB argument vs piscina (best of by value / transfer)`, best / r.piscina.tasksPerSec, '≥ 1.5×', (x) => x >= 1.5];
   }),
+  ...[256 * 1024, 1024 * 1024].map((n) => {
+    const r = browser.payload.arg[n];
+    return [`Chromium ${n / 1024} KiB argument vs workerpool (best of by value / transfer)`, Math.max(r.ringpool, r['ringpool (transfer)']) / r.workerpool, '≥ 1.5×', (x) => x >= 1.5];
+  }),
   ['Node ~100 µs CPU tasks vs piscina', sc.cpu.ringpool.tasksPerSec / sc.cpu.piscina.tasksPerSec, '≥ 2×', (r) => r >= 2],
+  ['Node ~40 µs CPU tasks vs piscina', sc.cpu40.ringpool.tasksPerSec / sc.cpu40.piscina.tasksPerSec, '≥ 2×', (r) => r >= 2],
   ...node.roundtrip.workers.map((w, i) => [`Node round trip p50 vs piscina, ${w} worker${w > 1 ? 's' : ''}`,
     node.roundtrip.results.ringpool[i].p50 / node.roundtrip.results.piscina[i].p50, '≤ 0.5×', (r) => r <= 0.5]),
   ['Node start-up (create → first result → shutdown) vs piscina', node.startup.ringpool / node.startup.piscina, '≤ 1.0×', (r) => r <= 1],
@@ -124,6 +129,10 @@ ${nodeTable(sc.record)}
 **Node, ~100 µs CPU task** (\`cpu(${node.cpuIterations})\`)
 
 ${nodeTable(sc.cpu)}
+
+**Node, ~40 µs CPU task** (\`cpu(${node.cpu40.iterations})\`; with no pool at all, ${node.cores} cores running the ${node.cpu40.bodyUs.toFixed(1)} µs body back to back would do ${Math.round(node.cpu40.limit).toLocaleString('en-US')} tasks/s: ringpool reaches ${(100 * sc.cpu40.ringpool.tasksPerSec / node.cpu40.limit).toFixed(0)} % of that)
+
+${nodeTable(sc.cpu40)}
 
 **Node, 1 MiB Uint8Array argument** (16 in flight)
 
