@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(module = "/src/web/errors.js")]
 extern "C" {
     #[wasm_bindgen(js_name = makeError)]
-    fn make_error(kind: &str, message: &str, location: Option<String>) -> JsValue;
+    fn make_error(kind: ErrorKind, message: &str, location: Option<String>) -> JsValue;
     #[wasm_bindgen(js_name = errorClasses)]
     fn error_classes_js() -> JsValue;
     #[wasm_bindgen(js_name = outOfMemoryError)]
@@ -27,33 +27,19 @@ extern "C" {
 }
 
 /// Which JS error to make: a built-in `TypeError`/`RangeError` (bad input, naming it) or one
-/// of the package's classes, by the `code` it carries (`makeError` in `errors.js` maps each
-/// code to its class; the codes are part of the JS API).
+/// of the package's classes. wasm-bindgen hands `makeError` in `errors.js` the variant's string,
+/// the `code` the class carries (the codes are part of the JS API), so they are written once.
+#[wasm_bindgen(skip_typescript)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ErrorKind {
-    Type,
-    Range,
-    QueueFull,
-    PoolClosed,
-    Cancelled,
-    Timeout,
-    Panic,
-    WorkerCrashed,
-}
-
-impl ErrorKind {
-    pub(crate) fn code(self) -> &'static str {
-        match self {
-            ErrorKind::Type => "TYPE",
-            ErrorKind::Range => "RANGE",
-            ErrorKind::QueueFull => "QUEUE_FULL",
-            ErrorKind::PoolClosed => "POOL_CLOSED",
-            ErrorKind::Cancelled => "CANCELLED",
-            ErrorKind::Timeout => "TIMEOUT",
-            ErrorKind::Panic => "PANIC",
-            ErrorKind::WorkerCrashed => "WORKER_CRASHED",
-        }
-    }
+    Type = "TYPE",
+    Range = "RANGE",
+    QueueFull = "QUEUE_FULL",
+    PoolClosed = "POOL_CLOSED",
+    Cancelled = "CANCELLED",
+    Timeout = "TIMEOUT",
+    Panic = "PANIC",
+    WorkerCrashed = "WORKER_CRASHED",
 }
 
 /// The JS error classes (`PanicError`, `QueueFullError`, …), for the package entry to re-export.
@@ -65,11 +51,11 @@ pub fn error_classes() -> JsValue {
 /// The JS error for a task error: `PanicError`, `WorkerCrashedError`, `TimeoutError`, ….
 pub fn task_error_to_js(err: &TaskError) -> JsValue {
     match err {
-        TaskError::Panicked { message, location } => make_error(ErrorKind::Panic.code(), message, location.clone()),
-        TaskError::WorkerCrashed => make_error(ErrorKind::WorkerCrashed.code(), &err.to_string(), None),
-        TaskError::Cancelled => make_error(ErrorKind::Cancelled.code(), "", None),
-        TaskError::TimedOut => make_error(ErrorKind::Timeout.code(), "", None),
-        TaskError::PoolClosed => make_error(ErrorKind::PoolClosed.code(), "", None),
+        TaskError::Panicked { message, location } => make_error(ErrorKind::Panic, message, location.clone()),
+        TaskError::WorkerCrashed => make_error(ErrorKind::WorkerCrashed, &err.to_string(), None),
+        TaskError::Cancelled => make_error(ErrorKind::Cancelled, "", None),
+        TaskError::TimedOut => make_error(ErrorKind::Timeout, "", None),
+        TaskError::PoolClosed => make_error(ErrorKind::PoolClosed, "", None),
         TaskError::OutOfMemory(oom) => out_of_memory_to_js(oom, &oom.to_string()),
     }
 }
@@ -90,7 +76,7 @@ pub(crate) fn codec_error_to_js(e: &crate::value::CodecError) -> JsValue {
 
 /// A plain `TypeError` or `RangeError`, or one of the package's error classes.
 pub(crate) fn js_error(kind: ErrorKind, message: &str) -> JsValue {
-    make_error(kind.code(), message, None)
+    make_error(kind, message, None)
 }
 
 /// The JS error for a refused pool: `RangeError` for a bad size, `OutOfMemoryError`, else `Error`.
@@ -118,9 +104,9 @@ impl From<TaskError> for JsValue {
 impl<F> From<SubmitError<F>> for JsValue {
     fn from(e: SubmitError<F>) -> JsValue {
         match &e {
-            SubmitError::QueueFull(_) => make_error(ErrorKind::QueueFull.code(), "", None),
-            SubmitError::Closed(_) => make_error(ErrorKind::PoolClosed.code(), "", None),
-            SubmitError::Cancelled(_) => make_error(ErrorKind::Cancelled.code(), &e.to_string(), None),
+            SubmitError::QueueFull(_) => make_error(ErrorKind::QueueFull, "", None),
+            SubmitError::Closed(_) => make_error(ErrorKind::PoolClosed, "", None),
+            SubmitError::Cancelled(_) => make_error(ErrorKind::Cancelled, &e.to_string(), None),
             SubmitError::OutOfMemory(_, oom) => out_of_memory_to_js(oom, &oom.to_string()),
         }
     }
@@ -128,7 +114,7 @@ impl<F> From<SubmitError<F>> for JsValue {
 
 impl From<ShutdownTimeout> for JsValue {
     fn from(e: ShutdownTimeout) -> JsValue {
-        make_error(ErrorKind::Timeout.code(), &e.to_string(), None)
+        make_error(ErrorKind::Timeout, &e.to_string(), None)
     }
 }
 
