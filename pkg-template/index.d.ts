@@ -31,9 +31,12 @@ export interface SubmitOptions {
   priority?: Priority;
   /**
    * ArrayBuffers handed over, as in `postMessage`: detached from the caller once the task is
-   * admitted (or, with `submit`, queued to wait). Arguments are copied into the pool when the
-   * call is read either way. A SharedArrayBuffer, a view (list its `.buffer`), a detached or a
-   * repeated buffer is a `TypeError` and nothing is admitted.
+   * admitted (or, with `submit`, queued to wait). An argument that is a listed buffer of at
+   * least 128 KiB in browsers (1 MiB in Node, Deno and Bun), or a view of that many bytes on
+   * one, is moved to the worker without a copy and arrives as `postMessage` delivers it (the
+   * whole buffer, a view at its offset); a smaller one is copied as by value. A
+   * SharedArrayBuffer, a view (list its `.buffer`), a detached or a repeated buffer is a
+   * `TypeError` and nothing is admitted.
    */
   transfer?: ArrayBuffer[];
 }

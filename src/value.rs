@@ -127,6 +127,24 @@ pub enum Value {
     Typed(TypedKind, Vec<u8>),
     /// A view of pool memory, passed by reference: byte offset and element count.
     Shared(TypedKind, u32, u32),
+    /// A buffer listed in a JS submission's `options.transfer` (web only), large enough
+    /// (`handoverSlot` in `src/web/transfer.js`): not copied through the shared memory but moved by `postMessage`
+    /// to the worker that runs the task (the handover protocol in `src/README.md`).
+    /// `handover` names the submission's list and `slot` the buffer in it; `view` is the
+    /// view's kind (`None`: the `ArrayBuffer` itself), `offset` its byte offset and `len` its
+    /// length in elements (bytes for an `ArrayBuffer`).
+    Transferred {
+        /// The submission's handover id.
+        handover: u32,
+        /// The buffer's index in `options.transfer`.
+        slot: u32,
+        /// The view's kind, or `None` for the buffer itself.
+        view: Option<TypedKind>,
+        /// The view's byte offset.
+        offset: u32,
+        /// The view's length in elements (bytes for a buffer or a `DataView`).
+        len: u32,
+    },
     /// A JSON-shaped array or plain object as JSON text (see `web/codec.rs`): rebuilt with
     /// one `JSON.parse` instead of a crossing per node.
     Json(String),

@@ -181,6 +181,7 @@ export function viewName(v) { return Object.prototype.toString.call(v).slice(8, 
 export function mapEntries(m) { return Array.from(Map.prototype.entries.call(m)).flat(); }
 export function setValues(s) { return Array.from(Set.prototype.values.call(s)); }
 export function dateTime(d) { return Date.prototype.getTime.call(d); }
+export function viewOffset(v) { return v.byteOffset; }
 export function viewLength(v) { return v instanceof DataView ? v.byteLength : v.length; }
 // The bytes of a buffer or view; throws (as reading it would) if the buffer is detached,
 // where `byteLength` alone would answer 0.

@@ -82,6 +82,25 @@ extern "C" {
     pub(crate) fn error_of(name: &str, message: &str, stack: &str) -> JsValue;
     #[wasm_bindgen(js_name = describeThrow)]
     fn describe_throw(e: &JsValue) -> String;
+    #[wasm_bindgen(js_name = viewOffset)]
+    fn view_offset(v: &JsValue) -> f64;
+}
+
+#[wasm_bindgen(module = "/src/web/transfer.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = handoverSlot, catch)]
+    fn handover_slot(items: &JsValue, v: &JsValue, n: f64) -> Result<f64, JsValue>;
+    #[wasm_bindgen(js_name = handedPlaceholder)]
+    fn handed_placeholder(id: u32, slot: u32, kind: &str, offset: u32, len: u32) -> JsValue;
+}
+
+/// A submission's `options.transfer` as the reader sees it: a listed buffer large enough to
+/// hand over (`handoverSlot`, transfer.js) becomes [`Value::Transferred`] under handover `id`,
+/// and `used` says that one did.
+pub(crate) struct Handover<'a> {
+    pub(crate) items: &'a JsValue,
+    pub(crate) id: u32,
+    pub(crate) used: &'a std::cell::Cell<bool>,
 }
 
 /// Most distinct object keys [`key`] keeps per thread, and the longest it keeps.
@@ -173,7 +192,18 @@ pub(crate) fn from_js(
     budget: &mut Budget,
     is_pool_view: &dyn Fn(&JsValue) -> Option<u32>,
 ) -> Result<Value, CodecError> {
-    let mut reader = Reader { budget, stack: Vec::new(), is_pool_view, memory: None };
+    from_js_handing(v, path, budget, is_pool_view, None)
+}
+
+/// [`from_js`] for a submission's arguments, with the call's transfer list if it has one.
+pub(crate) fn from_js_handing(
+    v: &JsValue,
+    path: &str,
+    budget: &mut Budget,
+    is_pool_view: &dyn Fn(&JsValue) -> Option<u32>,
+    handover: Option<&Handover<'_>>,
+) -> Result<Value, CodecError> {
+    let mut reader = Reader { budget, stack: Vec::new(), is_pool_view, memory: None, handover };
     reader.read(v, &Path::Root(path), 0)
 }
 
@@ -210,6 +240,7 @@ struct Reader<'a> {
     is_pool_view: &'a dyn Fn(&JsValue) -> Option<u32>,
     /// `wasm_bindgen::memory()`, fetched once per payload when a string or buffer is copied.
     memory: Option<JsValue>,
+    handover: Option<&'a Handover<'a>>,
 }
 
 impl Reader<'_> {
@@ -238,6 +269,26 @@ impl Reader<'_> {
             unsafe { bytes.set_len(n) };
         }
         Ok(bytes)
+    }
+
+    /// A buffer (`view: None`) or view `v` of `n` bytes whose buffer the call's transfer list
+    /// names, as a handover instead of a copy; `None` if it is not listed or is too small. It
+    /// is charged as a copy would be, so the limits are the same either way.
+    fn handed(&mut self, v: &JsValue, view: Option<TypedKind>, n: usize, path: &Path<'_>) -> Result<Option<Value>, CodecError> {
+        let Some(h) = self.handover else {
+            return Ok(None);
+        };
+        let slot = handover_slot(h.items, v, n as f64).map_err(|e| threw(path, e))?;
+        if slot < 0.0 {
+            return Ok(None);
+        }
+        self.budget.charge(n, &|| path.render())?;
+        h.used.set(true);
+        let (offset, len) = match view {
+            None => (0, n as u32),
+            Some(_) => (view_offset(v) as u32, view_length(v).map_err(|e| threw(path, e))? as u32),
+        };
+        Ok(Some(Value::Transferred { handover: h.id, slot: slot as u32, view, offset, len }))
     }
 
     /// Room for `n` items, refused past the budget (8 bytes each) before anything is allocated.
@@ -321,7 +372,10 @@ impl Reader<'_> {
             kind::DATE => Value::Date(date_time(v).map_err(|e| threw(path, e))?),
             kind::ARRAY_BUFFER => {
                 let n = byte_length(v).map_err(|e| threw(path, e))? as usize;
-                Value::ArrayBuffer(self.bytes(v, n, path)?)
+                match self.handed(v, None, n, path)? {
+                    Some(handed) => handed,
+                    None => Value::ArrayBuffer(self.bytes(v, n, path)?),
+                }
             }
             kind::VIEW => {
                 let name = view_name(v).map_err(|e| threw(path, e))?;
@@ -332,7 +386,10 @@ impl Reader<'_> {
                     Value::Shared(tk, offset, view_length(v).map_err(|e| threw(path, e))? as u32)
                 } else {
                     let n = byte_length(v).map_err(|e| threw(path, e))? as usize;
-                    Value::Typed(tk, self.bytes(v, n, path)?)
+                    match self.handed(v, Some(tk), n, path)? {
+                        Some(handed) => handed,
+                        None => Value::Typed(tk, self.bytes(v, n, path)?),
+                    }
                 }
             }
             kind::ERROR => {
@@ -467,5 +524,9 @@ pub(crate) fn to_js(v: &Value) -> JsValue {
         }
         Value::Error { name, message, stack } => error_of(name, message, stack),
         Value::Json(text) => json_parse(text),
+        // Filled in with the buffer once the worker has claimed it (`runTask`, jsfn.js).
+        Value::Transferred { handover, slot, view, offset, len } => {
+            handed_placeholder(*handover, *slot, view.map_or("", TypedKind::name), *offset, *len)
+        }
     }
 }

@@ -127,13 +127,14 @@ impl Inner {
         let Prepared { body, signal, deadline, batch, priority, transfer } = p;
         match self.pool.offer(body, options, !waiting, batch.as_ref()) {
             Ok(handle) => {
-                if let Some(t) = transfer {
+                let mut transfer = transfer;
+                if let Some(t) = transfer.as_mut() {
                     t.detach();
                 }
                 let watch = deadline.map(|at| self.time_out_at(at, &handle));
-                // Moved into the settle callback: the signal's link and the deadline's entry
-                // live until the task settles.
-                let held = AssertUnwindSafe((signal, watch));
+                // Moved into the settle callback: the signal's link, the deadline's entry and
+                // the handed-over buffers not yet claimed live until the task settles.
+                let held = AssertUnwindSafe((signal, watch, transfer));
                 Ok(handle.into_promise_map(move |r| {
                     let held = held;
                     let signal = &held.0 .0;
@@ -200,10 +201,9 @@ impl Inner {
     /// Queues `prepared` behind earlier waiters until there is space; the promise resolves to
     /// the task's promise once admitted. Timeout while waiting rejects it, and so does abort
     /// ([`reject_aborted`](Self::reject_aborted), run by the signal's link).
-    fn wait_for_space(&self, mut prepared: Prepared) -> Promise {
+    fn wait_for_space(&self, prepared: Prepared) -> Promise {
         let deadline = prepared.deadline;
         // Accepted to wait: the caller's buffers go now, as a message's would on posting.
-        let mut transfer = prepared.transfer.take();
         let gone = Rc::new(Cell::new(false));
         let mut slot = Some(prepared);
         let gone_w = AssertUnwindSafe(gone.clone());
@@ -224,10 +224,11 @@ impl Inner {
                 drop(reject.call1(&JsValue::UNDEFINED, &Refused::OutOfMemory(oom).into_error()));
                 return;
             }
-            waiters.push_back(Waiter { prepared: slot.take(), resolve, reject, gone: gone_w.clone(), _deadline: watch });
-            if let Some(t) = transfer.take() {
+            let mut prepared = slot.take();
+            if let Some(t) = prepared.as_mut().and_then(|p| p.transfer.as_mut()) {
                 t.detach();
             }
+            waiters.push_back(Waiter { prepared, resolve, reject, gone: gone_w.clone(), _deadline: watch });
         };
         let mut executor = AssertUnwindSafe(&mut executor);
         let promise = Promise::new(&mut move |resolve, reject| {

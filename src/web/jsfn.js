@@ -1,6 +1,7 @@
 // Worker side of JS-function and task-module tasks (see jsfn.rs): the per-worker cache of
 // compiled task functions, the task context (`this`), and `runTask`, the one call per task.
 import { taskExport, workerIndex } from './worker.js';
+import { claim, fillHanded, takePendingHandover } from './transfer.js';
 
 export function compileTask(source) {
   let f;
@@ -93,13 +94,22 @@ function isThenable(v) {
 // its context and up to two arguments (`rest`: an array of all of them when there are more).
 export function runTask(id, name, addr, n, a0, a1, rest) {
   const f = name === undefined ? byId.get(id) : taskExport(name);
-  if (typeof f !== 'function') { outcome = 'not-found'; return undefined; }
+  // Not found: the caller compiles it and builds the arguments again (or fails the task).
+  if (typeof f !== 'function') { takePendingHandover(); outcome = 'not-found'; return undefined; }
   const idx = addr >>> 2;
   if (cells === null || idx >= cells.length) { outcome = 'stale-memory'; return undefined; }
   const ctx = new TaskContext(idx);
+  // Arguments with handed-over buffers (transfer.js): claim them from the owner, fill them in,
+  // then call; the worker awaits this as it awaits an async task.
+  const handover = takePendingHandover();
   let r;
   try {
-    r = n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest);
+    r = handover !== 0
+      ? claim(handover).then((buffers) => {
+        const args = fillHanded(n <= 2 ? [a0, a1].slice(0, n) : rest, buffers);
+        return f.apply(ctx, args);
+      })
+      : n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest);
   } catch (e) {
     finishContext(ctx);
     outcome = 'threw';

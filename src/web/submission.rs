@@ -4,7 +4,7 @@
 //! names it; the pool is not touched. The admission itself is in `js.rs`.
 
 use super::abort::{abort_reason, Acquired, SignalUse};
-use super::codec::from_js;
+use super::codec::from_js_handing;
 use super::js::Inner;
 use super::jsfn::{self, JsOutcome};
 use super::rust_task::{RustBody, Task};
@@ -105,11 +105,22 @@ extern "C" {
     #[wasm_bindgen(js_name = checkTransfer)]
     fn check_transfer(list: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = detachAll)]
-    fn detach_all(items: &JsValue);
+    fn detach_all(items: &JsValue, handover: u32);
+    #[wasm_bindgen(js_name = releaseHandover)]
+    fn release_handover(id: u32);
 }
 
-/// The buffers of `options.transfer`, checked: detached once their task is admitted.
-pub(super) struct Transfer(JsValue);
+/// The buffers of `options.transfer`, checked: detached once their task is admitted (or
+/// queued by a waiting `submit`). If an argument hands one over (`Value::Transferred`), the
+/// detached buffers wait under `id` for the worker's claim, and dropping this (the task
+/// settled, or it was refused) releases whatever is left of them.
+pub(super) struct Transfer {
+    items: JsValue,
+    id: u32,
+    /// An argument refers to these buffers by `id` (set by the codec).
+    used: std::cell::Cell<bool>,
+    detached: bool,
+}
 
 impl Transfer {
     fn read(v: &JsValue) -> Result<Option<Self>, JsValue> {
@@ -119,14 +130,40 @@ impl Transfer {
         let checked = check_transfer(v);
         match checked.as_string() {
             Some(why) => Err(js_error(ErrorKind::Type, &why)),
-            None => Ok(Some(Transfer(checked))),
+            None => Ok(Some(Transfer { items: checked, id: next_handover_id(), used: false.into(), detached: false })),
         }
     }
 
-    /// Detaches the caller's buffers: the task is admitted, its arguments already copied.
-    pub(super) fn detach(self) {
-        detach_all(&self.0);
+    /// What the codec needs to hand this list's buffers over.
+    fn handover(&self) -> super::codec::Handover<'_> {
+        super::codec::Handover { items: &self.items, id: self.id, used: &self.used }
     }
+
+    /// Detaches the caller's buffers (once): the task is admitted or waits for space, and its
+    /// arguments are copied or refer to the buffers by handover id.
+    pub(super) fn detach(&mut self) {
+        if !std::mem::replace(&mut self.detached, true) {
+            detach_all(&self.items, if self.used.get() { self.id } else { 0 });
+        }
+    }
+}
+
+impl Drop for Transfer {
+    fn drop(&mut self) {
+        if self.used.get() && self.detached {
+            release_handover(self.id);
+        }
+    }
+}
+
+/// Handover ids of this thread's submissions (never 0, which means none).
+fn next_handover_id() -> u32 {
+    std::thread_local!(static NEXT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) });
+    NEXT.with(|n| {
+        let id = n.get().checked_add(1).unwrap_or(1);
+        n.set(id);
+        id
+    })
 }
 
 /// `{signal, timeout, priority, transfer}`, read once per call (a `submitAll` shares them
@@ -263,7 +300,7 @@ pub(super) fn source_of(f: &JsValue) -> Result<Source, JsValue> {
 }
 
 /// Reads the arguments of a JS task (function or named export) into values that cross.
-pub(super) fn read_args(args: &JsValue) -> Result<Args, JsValue> {
+pub(super) fn read_args(args: &JsValue, transfer: Option<&Transfer>) -> Result<Args, JsValue> {
     if args.is_undefined() {
         return Ok(Args::Few(0, [Value::Undefined, Value::Undefined]));
     }
@@ -283,9 +320,10 @@ pub(super) fn read_args(args: &JsValue) -> Result<Args, JsValue> {
     } else {
         Vec::new()
     };
+    let handover = transfer.map(Transfer::handover);
     for (i, a) in arr.iter().enumerate() {
         let path = ARG_PATHS.get(i).map_or_else(|| format!("args[{i}]").into(), |p| std::borrow::Cow::Borrowed(*p));
-        let v = from_js(&a, &path, &mut budget, &pool_view_offset).map_err(|e| codec_error_to_js(&e))?;
+        let v = from_js_handing(&a, &path, &mut budget, &pool_view_offset, handover.as_ref()).map_err(|e| codec_error_to_js(&e))?;
         if n <= 2 {
             few[i] = v;
         } else {
@@ -355,9 +393,10 @@ pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
 /// Checks `task` and `args`; any problem is a `TypeError`/`RangeError`. The call's transfer
 /// list goes with the first submission prepared from `options` (a `submitAll`'s first item).
 pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &mut CallOptions) -> Result<Prepared, JsValue> {
+    let transfer = options.transfer.take();
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
-        Body::Source(source, read_args(&args)?)
+        Body::Source(source, read_args(&args, transfer.as_ref())?)
     } else if task.is_string() {
         // Export names are short; a longer string cannot name one (and is not copied whole).
         let name = super::codec::string_within(&task, 1024, &|| "task".into()).map_err(|e| match e {
@@ -372,7 +411,7 @@ pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &mut
             let list = if exports.is_empty() { "none".to_owned() } else { exports.join(", ") };
             return Err(js_error(ErrorKind::Type, &format!("the task module has no function export named {name:?} (its function exports: {list})")));
         }
-        Body::Named(name, read_args(&args)?)
+        Body::Named(name, read_args(&args, transfer.as_ref())?)
     } else {
         match Task::try_from_js_value(task) {
             Ok(t) => Body::Rust(t.body),
@@ -389,5 +428,5 @@ pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &mut
             }
         }
     };
-    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None, priority: options.priority, transfer: options.transfer.take() })
+    Ok(Prepared { body, signal: options.signal.clone(), deadline: options.deadline, batch: None, priority: options.priority, transfer })
 }

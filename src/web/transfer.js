@@ -1,8 +1,10 @@
 // `options.transfer`: the ArrayBuffers a call hands over, as with `postMessage`'s transfer
-// list (piscina's `transferList`, workerpool's `transfer`). The arguments are copied into the
-// pool's shared memory when the call is read, so the caller's buffers are not needed after
-// that: once the task is admitted, each listed buffer is detached (its memory freed at once
-// where the engine has `ArrayBuffer.prototype.transfer`).
+// list (piscina's `transferList`, workerpool's `transfer`). Once the task is admitted, each
+// listed buffer is detached from the caller. An argument that is a listed buffer of at least
+// `HANDOVER_MIN_BYTES` (or a view of that many bytes on one) is not copied into the shared memory: the buffers
+// are moved into `handed` under the submission's handover id, and the worker that takes the
+// task claims them by message (the handover protocol, "Handovers" in src/README.md). Smaller
+// ones are copied, which costs less than two messages; their buffers are detached all the same.
 
 // A copy of `list` if every entry can be transferred, else a string saying which cannot and
 // why (Rust makes it a TypeError). Never throws: a getter that throws is reported too.
@@ -39,10 +41,117 @@ function isDetached(b) {
 }
 
 // Detaches every buffer of a list `checkTransfer` accepted (skipping one detached meanwhile).
-export function detachAll(items) {
-  for (const b of items) {
-    if (isDetached(b)) continue;
-    if (typeof b.transfer === 'function') b.transfer(0);
-    else structuredClone(b, { transfer: [b] });
+// With a handover id, the buffers are moved (not copied) into `handed` for the worker's claim.
+export function detachAll(items, handover) {
+  if (handover === 0) {
+    for (const b of items) {
+      if (isDetached(b)) continue;
+      if (typeof b.transfer === 'function') b.transfer(0);
+      else structuredClone(b, { transfer: [b] });
+    }
+    return;
   }
+  // Node 20 has no `ArrayBuffer.prototype.transfer`: a transferring structuredClone moves the
+  // memory too (no copy).
+  handed.set(handover, items.map((b) => (isDetached(b) ? null : typeof b.transfer === 'function' ? b.transfer() : structuredClone(b, { transfer: [b] }))));
+}
+
+// ---- Owner side: the handed-over buffers, by handover id, from admission until a worker
+// claims them or the task settles without running (`releaseHandover`).
+const handed = new Map();
+
+// The smallest listed buffer (or view) an argument hands over by message. Below it one copy
+// through the shared memory costs less than the claim's two messages. Node copies ~3× faster
+// than Chromium and moves a buffer slower (a transferring structuredClone, as Node 20 has no
+// `ArrayBuffer.prototype.transfer`), so its threshold is higher; the figures are in
+// bench/README.md ("Handovers").
+const isNode = typeof process === 'object' && process?.versions?.node != null;
+export const HANDOVER_MIN_BYTES = isNode ? 1 << 20 : 128 << 10;
+
+// Which entry of the list `items` the buffer of `v` (a buffer or a view of `n` bytes) is, or -1
+// when it is not listed or is too small to hand over.
+export function handoverSlot(items, v, n) {
+  return n < HANDOVER_MIN_BYTES ? -1 : items.indexOf(ArrayBuffer.isView(v) ? v.buffer : v);
+}
+
+export function releaseHandover(id) {
+  handed.delete(id);
+}
+
+// The buffers of handover `id` for the worker that claimed them, or null when the task was
+// settled (cancelled, timed out, forced) and they were released before it ran.
+export function takeHandover(id) {
+  const buffers = handed.get(id) ?? null;
+  handed.delete(id);
+  return buffers;
+}
+
+// ---- Worker side: a task whose arguments hold `Handed` placeholders claims its buffers from
+// the owner, then its arguments are rebuilt with views on them (`runTask` in jsfn.js).
+class Handed {
+  constructor(id, slot, kind, offset, len) {
+    this.id = id; this.slot = slot; this.kind = kind; this.offset = offset; this.len = len;
+  }
+}
+
+// The handover id the arguments being built for the next `runTask` refer to (0: none).
+let pending = 0;
+export function handedPlaceholder(id, slot, kind, offset, len) {
+  pending = id;
+  return new Handed(id, slot, kind, offset, len);
+}
+export function takePendingHandover() {
+  const id = pending;
+  pending = 0;
+  return id;
+}
+
+const claims = new Map();
+let postClaim = null;
+// worker.js: how this worker sends its claims to the owner.
+export function setClaimPoster(post) {
+  postClaim = post;
+}
+// worker.js: the owner's answer to a claim.
+export function onHandover(id, buffers) {
+  const c = claims.get(id);
+  if (c === undefined) return;
+  claims.delete(id);
+  if (buffers === null) c.reject(new Error('the transferred buffers of this task were released: it was settled before it ran'));
+  else c.resolve(buffers);
+}
+// A promise of handover `id`'s buffers.
+export function claim(id) {
+  return new Promise((resolve, reject) => {
+    claims.set(id, { resolve, reject });
+    postClaim(id);
+  });
+}
+
+// `v` with every placeholder replaced by its buffer or a view on it, walking what `to_js` built
+// (fresh arrays, plain objects, Maps and Sets, so they are changed in place).
+export function fillHanded(v, buffers) {
+  if (v instanceof Handed) {
+    const b = buffers[v.slot];
+    if (v.kind === '') return b;
+    return v.kind === 'DataView' ? new DataView(b, v.offset, v.len) : new globalThis[v.kind](b, v.offset, v.len);
+  }
+  if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (i in v) v[i] = fillHanded(v[i], buffers);
+  } else if (v instanceof Map) {
+    const entries = [...v];
+    v.clear();
+    for (const [k, x] of entries) v.set(fillHanded(k, buffers), fillHanded(x, buffers));
+  } else if (v instanceof Set) {
+    const items = [...v];
+    v.clear();
+    for (const x of items) v.add(fillHanded(x, buffers));
+  } else if (!(v instanceof Date) && !(v instanceof Error)) {
+    for (const k of Object.keys(v)) {
+      const x = v[k], y = fillHanded(x, buffers);
+      if (y !== x) Object.defineProperty(v, k, { value: y, writable: true, enumerable: true, configurable: true });
+    }
+  }
+  return v;
 }

@@ -9,6 +9,8 @@
 // Worker side: import the wasm-bindgen glue, `initSync` with the shared module and memory,
 // run the Rust worker loop, free the thread's stack and TLS, report, and close.
 
+import { onHandover, setClaimPoster, takeHandover } from './transfer.js';
+
 const isNode = typeof process === 'object' && process?.versions?.node != null;
 
 // Node built-ins without an `import` a browser bundler would try to resolve.
@@ -44,7 +46,17 @@ export class WorkerSet {
     let entry = null;
     const current = () => !this.stopped && this.workers.get(index) === entry;
     // `detail`: the `ready` object, or a message (see `WorkerEvent` in owner.rs).
-    const onMessage = (msg) => { if (current()) this.onEvent(msg.type, msg.index, msg.detail ?? ''); };
+    const onMessage = (msg) => {
+      if (!current()) return;
+      // A worker claims the buffers a task's arguments handed over (transfer.js): they are
+      // moved to it, or null if the task settled before it ran and they were released.
+      if (msg.type === 'claim') {
+        const buffers = takeHandover(msg.detail);
+        entry.then((w) => w.postMessage({ ringpoolHandover: msg.detail, buffers }, buffers?.filter((b) => b !== null) ?? []));
+        return;
+      }
+      this.onEvent(msg.type, msg.index, msg.detail ?? '');
+    };
     const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
     if (isNode) {
       entry = nodeModule('node:worker_threads').then(({ Worker }) => {
@@ -177,9 +189,12 @@ export function postDoorbell() {
   post({ type: 'ring', index: -1 });
 }
 
-async function runWorker(data, postToMain, close) {
+// `listen(handler)`: receives the owner's messages after the start-up one (handovers).
+async function runWorker(data, postToMain, close, listen) {
   post = postToMain;
   index = data.index;
+  setClaimPoster((id) => postToMain({ type: 'claim', index: data.index, detail: id }));
+  listen((m) => { if (m?.ringpoolHandover !== undefined) onHandover(m.ringpoolHandover, m.buffers); });
   // The task module first: a module that does not load costs no wasm thread state.
   let exportNames = [];
   if (data.taskModule) {
@@ -239,14 +254,14 @@ if (!globalThis.__ringpoolWorkerStarted) {
       // `close` (it printed an uncaught TypeError per worker), and its worker ends with the
       // web worker's own `close()`.
       const close = () => (typeof parentPort.close === 'function' ? parentPort.close() : globalThis.close?.());
-      runWorker(workerData, (m) => parentPort.postMessage(m), close);
+      runWorker(workerData, (m) => parentPort.postMessage(m), close, (h) => parentPort.on('message', h));
     });
   } else if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope &&
              self.name?.startsWith('ringpool:')) {
     globalThis.__ringpoolWorkerStarted = true;
     self.onmessage = (e) => {
       self.onmessage = null;
-      runWorker(e.data, (m) => self.postMessage(m), () => self.close());
+      runWorker(e.data, (m) => self.postMessage(m), () => self.close(), (h) => { self.onmessage = (m) => h(m.data); });
     };
   }
 }

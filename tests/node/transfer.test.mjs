@@ -143,3 +143,107 @@ test('every typed-array kind crosses both ways bit for bit, at sizes around each
   }
   await pool.shutdown();
 });
+
+// A listed buffer (or a view of it) of at least HANDOVER_MIN_BYTES (src/web/transfer.js: 1 MiB
+// in Node, Deno and Bun, 128 KiB in browsers) is not copied: it is moved to the worker by
+// message (the handover protocol, src/README.md), and arrives as postMessage delivers it: the
+// whole buffer, views at their offset. A smaller one is copied as by value: a view arrives on a
+// buffer of its own bytes.
+const HANDOVER_MIN_BYTES = typeof process === 'object' && process?.versions?.node != null ? 1 << 20 : 128 << 10;
+
+test('handed-over buffers: every view kind around the threshold, at any depth, shared by two views', async () => {
+  const pool = await Pool.create({ workers: 2 });
+  const kinds = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+    Float32Array, Float64Array, BigInt64Array, BigUint64Array, DataView];
+  const look = function (x) {
+    const b = x instanceof ArrayBuffer ? x : x.buffer;
+    const u = new Uint8Array(b, x.byteOffset ?? 0, x.byteLength);
+    let s = 0;
+    for (let i = 0; i < u.length; i++) s = (s * 31 + u[i]) >>> 0;
+    return [x.constructor.name, x.byteOffset ?? 0, x.byteLength, b.byteLength, b instanceof ArrayBuffer, s];
+  };
+  const hash = (u) => { let s = 0; for (let i = 0; i < u.length; i++) s = (s * 31 + u[i]) >>> 0; return s; };
+  const around = (t) => [t - 8, t - 1, t, t + 1, t + 8].map((n) => n + 32); // the views below start at 24 and end 8 short
+  for (const total of [...around(128 << 10), ...around(1 << 20)]) {
+    for (const K of kinds) {
+      const buf = new ArrayBuffer(total);
+      const bytes = new Uint8Array(buf);
+      for (let i = 0; i < total; i++) bytes[i] = (i * 131 + total) & 0xff;
+      const size = K.BYTES_PER_ELEMENT ?? 1;
+      const offset = 8 * 3;
+      const len = Math.floor((total - offset - 8) / size);
+      const v = new K(buf, offset, len);
+      const handed = len * size >= HANDOVER_MIN_BYTES;
+      const expect = [K.name, handed ? offset : 0, len * size, handed ? total : len * size, true, hash(new Uint8Array(buf, offset, len * size))];
+      const seen = await pool.trySubmit(look, [v], { transfer: [buf] });
+      assert.deepEqual(seen, expect, `${K.name} on a ${total}-byte buffer`);
+      assert.ok(detached(buf));
+    }
+    // The buffer itself, nested in an object, in an array, and as a Map value.
+    const buf = new Uint8Array(total).map((_, i) => i & 0xff).buffer;
+    const h = hash(new Uint8Array(buf));
+    const got = await pool.trySubmit(function (o) {
+      const [m] = o.list;
+      const a = o.nested.buf, b = m.get('k');
+      const u = new Uint8Array(a);
+      let s = 0;
+      for (let i = 0; i < u.length; i++) s = (s * 31 + u[i]) >>> 0;
+      return [a === b, a instanceof ArrayBuffer, a.byteLength, s];
+    }, [{ nested: { buf }, list: [new Map([['k', buf]])] }], { transfer: [buf] });
+    // Handed over, both places hold the one buffer; copied, each holds its own copy.
+    assert.deepEqual(got, [total >= HANDOVER_MIN_BYTES, true, total, h], `${total}-byte buffer at depth`);
+  }
+  // Two views on one listed buffer arrive on one buffer, as postMessage would deliver them.
+  const shared = new ArrayBuffer(2 * HANDOVER_MIN_BYTES + 16);
+  const [a, b] = [new Uint8Array(shared, 0, HANDOVER_MIN_BYTES), new Float64Array(shared, HANDOVER_MIN_BYTES + 8, HANDOVER_MIN_BYTES / 8)];
+  a[0] = 9; b[0] = 2.5;
+  assert.deepEqual(await pool.trySubmit((x, y) => [x.buffer === y.buffer, x[0], y[0], y.byteOffset], [a, b], { transfer: [shared] }), [true, 9, 2.5, HANDOVER_MIN_BYTES + 8]);
+  // A listed buffer in a call with three or more arguments, with an unlisted one copied.
+  const big = new Uint16Array(HANDOVER_MIN_BYTES).fill(7), kept = new Uint16Array(HANDOVER_MIN_BYTES).fill(3);
+  assert.deepEqual(await pool.trySubmit((x, y, z) => [x.at(-1), y.at(-1), z, x.buffer.byteLength], [big, kept, 'z'], { transfer: [big.buffer] }), [7, 3, 'z', 2 * HANDOVER_MIN_BYTES]);
+  assert.ok(detached(big.buffer));
+  assert.equal(kept[0], 3, 'an unlisted buffer stays the caller\'s');
+  // An async body awaits as usual.
+  const asy = new Uint8Array(HANDOVER_MIN_BYTES).fill(1);
+  assert.equal(await pool.trySubmit(async (x) => { await null; return x.length + x[5]; }, [asy], { transfer: [asy.buffer] }), HANDOVER_MIN_BYTES + 1);
+  await pool.shutdown();
+  // A task module's export (by name) receives handed-over buffers too.
+  const named = await Pool.create({ workers: 1, module: new URL('./fixture-tasks.mjs', import.meta.url) });
+  const ints = new Int32Array(HANDOVER_MIN_BYTES / 4);
+  assert.equal(await named.trySubmit('bump', [ints], { transfer: [ints.buffer] }), HANDOVER_MIN_BYTES / 4);
+  assert.ok(detached(ints.buffer));
+  await named.shutdown();
+});
+
+test('handed-over buffers of tasks that never run are released; the pool keeps working', async () => {
+  const pool = await Pool.create({ workers: 1, queueCapacity: 8 });
+  const { blocker, open } = await occupy(pool);
+  // Queued behind the blocker: one aborted, one timed out, both handing a buffer over.
+  const c = new AbortController();
+  const x = new Uint8Array(HANDOVER_MIN_BYTES), y = new Uint8Array(HANDOVER_MIN_BYTES);
+  const aborted = pool.trySubmit((v) => v.length, [x], { transfer: [x.buffer], signal: c.signal });
+  const timed = pool.trySubmit((v) => v.length, [y], { transfer: [y.buffer], timeout: 1 });
+  const ran = new Uint8Array(HANDOVER_MIN_BYTES + 3);
+  const later = pool.trySubmit((v) => v.length, [ran], { transfer: [ran.buffer] });
+  assert.ok(detached(x.buffer) && detached(y.buffer) && detached(ran.buffer));
+  c.abort();
+  assert.equal((await rejection(aborted)).name, 'AbortError');
+  assert.equal((await rejection(timed)).name, 'TimeoutError');
+  open();
+  await blocker;
+  assert.equal(await later, HANDOVER_MIN_BYTES + 3);
+  // A submit that waits for space holds its buffers until it is admitted and run.
+  const pool2 = await Pool.create({ workers: 1, queueCapacity: 1 });
+  const held = await occupy(pool2);
+  const first = pool2.trySubmit(() => 0);
+  const z = new Uint8Array(HANDOVER_MIN_BYTES).fill(4);
+  const waiting = pool2.submit((v) => v[1000] + v.length, [z], { transfer: [z.buffer] });
+  assert.ok(detached(z.buffer));
+  held.open();
+  await held.blocker;
+  assert.equal(await first, 0);
+  assert.equal(await waiting, 4 + HANDOVER_MIN_BYTES);
+  assertInvariant(pool);
+  await pool.shutdown();
+  await pool2.shutdown();
+});
