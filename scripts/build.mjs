@@ -5,11 +5,23 @@
 // demo's is crates/ringpool-demo (the same plus wasm-bindgen-rayon). Both are named `ringpool`.
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, renameSync } from 'node:fs';
 import { build, BuildMistake, wasm32Rustflags } from '../pkg-template/build.mjs';
 import { toolchainEnv } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = toolchainEnv();
+
+// The workers' entry (`worker.js`, which imports the glue and its snippets) as one file: a
+// worker's module loader pays per module, and this cut ~4 ms off each pool's start-up in Node
+// (bench/README.md, "Start-up"). A crate built with ringpool-build keeps the plain entry.
+function bundleWorker(dir) {
+  const entry = join(dir, 'worker.js'), out = join(dir, 'worker.bundle.js');
+  execFileSync(join(root, 'node_modules/.bin/rolldown'), [entry, '--format', 'esm', '--file', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (/^import\s/m.test(readFileSync(out, 'utf8'))) throw new BuildMistake(`${out} still imports a module; the worker entry must bundle into one file`);
+  renameSync(out, entry);
+}
 
 try {
   const npm = join(root, 'crates/ringpool-npm');
@@ -24,9 +36,13 @@ try {
       env: { ...env, RUSTFLAGS: flags.join(' '), CARGO_TARGET_DIR: join(root, 'target/no-simd/cargo') } });
   } else {
     build({ crateDir: npm, outDir: join(root, 'pkg'), packageName: 'ringpool', env });
+    bundleWorker(join(root, 'pkg'));
     // `--demo` also builds the demo's copy (www/wasm/, served at /wasm/): the same package with
     // wasm-bindgen-rayon linked in for the side-by-side comparison.
-    if (process.argv.includes('--demo')) build({ crateDir: demo, outDir: join(root, 'www/wasm'), packageName: 'ringpool', env });
+    if (process.argv.includes('--demo')) {
+      build({ crateDir: demo, outDir: join(root, 'www/wasm'), packageName: 'ringpool', env });
+      bundleWorker(join(root, 'www/wasm'));
+    }
   }
 } catch (e) {
   if (!(e instanceof BuildMistake)) throw e;
