@@ -93,7 +93,10 @@ function writeEntry(out, name, isRingpool) {
   const dts = readFileSync(join(out, `${name}.d.ts`), 'utf8');
   const own = [...dts.matchAll(/^export (?:declare )?(?:function|class|const|enum) (\w+)/gm)].map((m) => m[1]).filter((n) => !isRingpoolExport(n));
   for (const file of ['index.js', 'index.d.ts', 'worker.js', 'pool-api.js']) {
-    let text = readFileSync(join(here, file), 'utf8');
+    // The npm package's own `worker.js` is bundled with ringpool's glue; the plain entry that
+    // a crate's package starts from ships beside it as `worker-entry.js`.
+    const source = file === 'worker.js' && existsSync(join(here, 'worker-entry.js')) ? 'worker-entry.js' : file;
+    let text = readFileSync(join(here, source), 'utf8');
     if (!isRingpool) {
       // The image kernels are the npm package's own (crates/ringpool-image); a crate has its own.
       text = text.replace(/\n\/\/ >>> ringpool package only[\s\S]*?\/\/ <<< ringpool package only\n/g, '\n');

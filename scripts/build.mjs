@@ -6,7 +6,7 @@
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, renameSync } from 'node:fs';
+import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { build, BuildMistake, wasm32Rustflags } from '../pkg-template/build.mjs';
 import { toolchainEnv } from './toolchain.mjs';
 
@@ -16,11 +16,18 @@ const env = toolchainEnv();
 // The workers' entry (`worker.js`, which imports the glue and its snippets) as one file: a
 // worker's module loader pays per module, and this cut ~4 ms off each pool's start-up in Node
 // (bench/README.md, "Start-up"). A crate built with ringpool-build keeps the plain entry.
+// The plain entry ships beside it as `worker-entry.js`, which ringpool-build copies into a
+// crate's package (that glue is the crate's own).
 function bundleWorker(dir) {
   const entry = join(dir, 'worker.js'), out = join(dir, 'worker.bundle.js');
   execFileSync(join(root, 'node_modules/.bin/rolldown'), [entry, '--format', 'esm', '--file', out], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (/^import\s/m.test(readFileSync(out, 'utf8'))) throw new BuildMistake(`${out} still imports a module; the worker entry must bundle into one file`);
+  copyFileSync(join(root, 'pkg-template/worker.js'), join(dir, 'worker-entry.js'));
   renameSync(out, entry);
+  const pkgJson = join(dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8'));
+  if (!pkg.files.includes('worker-entry.js')) pkg.files.splice(pkg.files.indexOf('worker.js') + 1, 0, 'worker-entry.js');
+  writeFileSync(pkgJson, JSON.stringify(pkg, null, 2) + '\n');
 }
 
 try {

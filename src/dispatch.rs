@@ -14,6 +14,12 @@
 //! broadcast. A broadcast reserves a place in every mailbox before it pushes any, so it is
 //! admitted whole or not at all.
 //!
+//! **Routes** hold items for one worker alone too: JS tasks whose transferred buffers were
+//! posted to that worker (the handover protocol, `src/README.md`), made on the first route. A
+//! worker takes its route after its mailbox and before the lanes. Routed items count against
+//! `capacity` with the lanes: a lane push refuses while `pushed - taken + routed` is at
+//! `capacity`, and the owner routes only into an empty queue below it.
+//!
 //! **Sleep/wake.** Workers sleep on one [`Futex`] (the *bell*) and announce themselves in
 //! `sleepers` first; a submitter only touches the bell when somebody sleeps, so a busy pool
 //! pays no wake-up cost. The protocol is the classic event count (see `src/README.md`):
@@ -53,6 +59,9 @@ const LEAD_SPIN_POLLS: u32 = 1;
 
 /// Broadcast copies that may wait for one worker at once; one more is refused as a full queue.
 pub const MAILBOX_CAPACITY: usize = 16;
+
+/// Most items routed to one worker at once (fewer if the queue's capacity is smaller).
+const ROUTE_CAPACITY: usize = 1024;
 
 /// Which lane a task waits in. A worker taking its next task takes the oldest task of the
 /// highest level present. Nothing ages: a steady stream of `High` tasks keeps `Low` ones
@@ -155,6 +164,8 @@ pub struct Dispatch<T> {
     capacity: usize,
     /// One per worker, taken before the lanes; made on the first broadcast.
     mailboxes: Lazy<Vec<Mailbox<T>>>,
+    /// One per worker, taken after its mailbox and before the lanes; made on the first route.
+    routes: Lazy<Vec<Mailbox<T>>>,
     workers: usize,
     mailbox_capacity: usize,
     /// Workers sleep on it; bumped by a submitter that saw `sleepers > 0`, and by `close`.
@@ -179,6 +190,7 @@ impl<T> Dispatch<T> {
             taken: CachePadded(AtomicUsize::new(0)),
             capacity,
             mailboxes: Lazy::new(),
+            routes: Lazy::new(),
             workers,
             mailbox_capacity,
             bell: Futex::new(0),
@@ -196,11 +208,13 @@ impl<T> Dispatch<T> {
     pub fn try_push(&self, value: T, priority: Priority) -> Result<(), PushError<T>> {
         let Reserved { pushed, taken_seen } = &self.submit.0;
         let mut n = pushed.load(Ordering::SeqCst);
+        // Places the routes hold (0 in a pool that never routes: one load).
+        let limit = self.capacity.saturating_sub(self.routed());
         loop {
-            if n.wrapping_sub(taken_seen.load(Ordering::Relaxed)) >= self.capacity {
+            if n.wrapping_sub(taken_seen.load(Ordering::Relaxed)) >= limit {
                 let taken = self.taken.0.load(Ordering::SeqCst);
                 taken_seen.store(taken, Ordering::Relaxed);
-                if n.wrapping_sub(taken) >= self.capacity {
+                if n.wrapping_sub(taken) >= limit {
                     // A closed queue says so even when it is also full.
                     return Err(if self.is_closed() { PushError::Closed(value) } else { PushError::Full(value) });
                 }
@@ -280,6 +294,75 @@ impl<T> Dispatch<T> {
         }
     }
 
+    /// Makes the routes now, if they do not exist yet (see [`prepare`](Self::prepare)).
+    pub fn prepare_routes(&self) {
+        self.route_boxes();
+    }
+
+    fn route_boxes(&self) -> &[Mailbox<T>] {
+        self.routes.get_or_init(|| {
+            let capacity = self.capacity.min(ROUTE_CAPACITY);
+            (0..self.workers)
+                .map(|_| Mailbox { ring: Ring::new(capacity).expect("a queue capacity is a ring capacity"), len: CachePadded(AtomicUsize::new(0)) })
+                .collect()
+        })
+    }
+
+    /// Admits `value` for worker `index` alone (its route), or hands it back: that route is
+    /// full, or the queue is closed. Reserve, fence, check closed, push: a broadcast's
+    /// protocol for one mailbox, so a worker that saw the close stays for the item.
+    pub fn try_route(&self, index: usize, value: T) -> Result<(), PushError<T>> {
+        let m = &self.route_boxes()[index];
+        let mut n = m.len.0.load(Ordering::SeqCst);
+        loop {
+            if n >= m.ring.capacity() {
+                return Err(if self.is_closed() { PushError::Closed(value) } else { PushError::Full(value) });
+            }
+            match m.len.0.compare_exchange_weak(n, n + 1, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => break,
+                Err(now) => n = now,
+            }
+        }
+        fence(Ordering::SeqCst);
+        if self.is_closed() {
+            m.len.0.fetch_sub(1, Ordering::SeqCst);
+            return Err(PushError::Closed(value));
+        }
+        if m.ring.try_push(value).is_err() {
+            unreachable!("a reserved route place is free: len never exceeds the capacity");
+        }
+        // One bell for all: only waking every sleeper is sure to wake this worker.
+        self.wake(crate::sync::WAKE_ALL);
+        Ok(())
+    }
+
+    /// Items routed to workers and not yet taken (a snapshot).
+    pub fn routed(&self) -> usize {
+        self.routes.get().map_or(0, |b| b.iter().map(|m| m.len.0.load(Ordering::SeqCst)).sum())
+    }
+
+    /// Items routed to worker `index` and not yet taken, and how many its route holds.
+    pub fn route_load(&self, index: usize) -> (usize, usize) {
+        match self.routes.get().and_then(|b| b.get(index)) {
+            Some(m) => (m.len.0.load(Ordering::SeqCst), m.ring.capacity()),
+            None => (0, self.capacity.min(ROUTE_CAPACITY)),
+        }
+    }
+
+    /// Whether nothing is reserved or waiting in the lanes (a snapshot).
+    pub fn lanes_empty(&self) -> bool {
+        let taken = self.taken.0.load(Ordering::SeqCst);
+        self.submit.0.pushed.load(Ordering::SeqCst) == taken
+    }
+
+    /// Takes an item from worker `index`'s route only (its worker died, or a forced shutdown).
+    pub fn pop_route(&self, index: usize) -> Option<T> {
+        let m = self.routes.get().and_then(|b| b.get(index))?;
+        let v = m.ring.pop()?;
+        m.len.0.fetch_sub(1, Ordering::SeqCst);
+        Some(v)
+    }
+
     fn boxes(&self) -> &[Mailbox<T>] {
         self.mailboxes.get_or_init(|| {
             (0..self.workers)
@@ -349,6 +432,14 @@ impl<T> Dispatch<T> {
                 }
             }
         }
+        if let Some(m) = self.routes.get().and_then(|b| b.get(index)) {
+            if m.len.0.load(Ordering::SeqCst) > 0 {
+                if let Some(v) = m.ring.pop() {
+                    m.len.0.fetch_sub(1, Ordering::SeqCst);
+                    return Some(v);
+                }
+            }
+        }
         // The other lanes are looked at before popping: an empty `pop` costs a fence.
         let high = self.high.get().filter(|r| !r.is_empty());
         let low = || self.low.get().filter(|r| !r.is_empty());
@@ -373,7 +464,9 @@ impl<T> Dispatch<T> {
     fn idle(&self, index: usize) -> bool {
         // `taken` first: a reservation not yet given back then shows as `pushed != taken`.
         let taken = self.taken.0.load(Ordering::SeqCst);
-        self.submit.0.pushed.load(Ordering::SeqCst) == taken && self.mailbox(index).is_none_or(|m| m.len.0.load(Ordering::SeqCst) == 0)
+        self.submit.0.pushed.load(Ordering::SeqCst) == taken
+            && self.mailbox(index).is_none_or(|m| m.len.0.load(Ordering::SeqCst) == 0)
+            && self.routes.get().and_then(|b| b.get(index)).is_none_or(|m| m.len.0.load(Ordering::SeqCst) == 0)
     }
 
     /// Worker side: worker `index`'s next item, sleeping while there is none and admission is

@@ -354,18 +354,20 @@ impl WorkerPool {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.offer(f, options, true, None)
+        self.offer(f, options, true, None, None)
     }
 
     /// `try_submit_with`; `count_full: false` for a caller that will wait for space and
     /// offer again (JS `submit`), so that `stats().rejected` counts only refusals the
-    /// submitter saw. `batch`: the `submitAll` call the task belongs to.
+    /// submitter saw. `batch`: the `submitAll` call the task belongs to. `route`: the worker
+    /// that alone may take it (its transferred buffers went there), instead of the queue.
     pub(crate) fn offer<F, T>(
         &self,
         f: F,
         options: TaskOptions,
         count_full: bool,
         batch: Option<&Arc<crate::batch::Batch>>,
+        route: Option<usize>,
     ) -> Result<TaskHandle<T>, SubmitError<F>>
     where
         F: crate::task::Body<T>,
@@ -384,13 +386,17 @@ impl WorkerPool {
                 return Err(SubmitError::OutOfMemory(f, crate::memory::out_of_memory(needed)));
             }
         };
-        if let Err(oom) = self.prepare_queue(options.priority, false) {
+        if let Err(oom) = self.prepare_queue(options.priority, false).and_then(|_| self.prepare_routes(route.is_some())) {
             c.rejected.fetch_add(1, Ordering::SeqCst);
             return Err(SubmitError::OutOfMemory(task.into_body(), oom));
         }
         let erased: TaskRef = task.clone();
         backend::handing_over();
-        if let Err(e) = self.shared.dispatch.try_push(erased, options.priority) {
+        let pushed = match route {
+            Some(index) => self.shared.dispatch.try_route(index, erased),
+            None => self.shared.dispatch.try_push(erased, options.priority),
+        };
+        if let Err(e) = pushed {
             let closed = matches!(e, PushError::Closed(_));
             if closed || count_full {
                 c.rejected.fetch_add(1, Ordering::SeqCst);
@@ -419,6 +425,21 @@ impl WorkerPool {
         #[cfg(not(target_arch = "wasm32"))]
         {
             dispatch.prepare(priority, broadcast);
+            Ok(())
+        }
+    }
+
+    /// Makes the per-worker routes on first use, where running out of memory is handled.
+    fn prepare_routes(&self, route: bool) -> Result<(), crate::OutOfMemory> {
+        if !route {
+            return Ok(());
+        }
+        let dispatch = &self.shared.dispatch;
+        #[cfg(target_arch = "wasm32")]
+        return crate::panic::catch_oom(|| dispatch.prepare_routes());
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            dispatch.prepare_routes();
             Ok(())
         }
     }
@@ -459,7 +480,7 @@ impl WorkerPool {
             shared.settle_err(&task, TaskError::PoolClosed);
         }
         for i in 0..shared.workers {
-            while let Some(task) = shared.dispatch.pop_mailbox(i) {
+            while let Some(task) = shared.dispatch.pop_mailbox(i).or_else(|| shared.dispatch.pop_route(i)) {
                 shared.settle_err(&task, TaskError::PoolClosed);
             }
         }

@@ -176,6 +176,24 @@ fn broadcast_racing_close_is_taken_or_refused() {
     });
 }
 
+/// A routed item (handed-over buffers, src/README.md "Handovers") racing close: taken by its
+/// worker or refused, never stranded; and a routed item keeps its worker from exiting.
+#[test]
+fn routed_item_racing_close_is_taken_or_refused() {
+    model(|| {
+        let d = Arc::new(Dispatch::new(1, 1, 1).unwrap());
+        d.prepare_routes();
+        let worker = counting_worker(&d);
+        let router = {
+            let d = d.clone();
+            thread::spawn(move || usize::from(d.try_route(0, 7u8).is_ok()))
+        };
+        d.close();
+        let accepted = router.join().unwrap();
+        assert_eq!(worker.join().unwrap(), accepted);
+    });
+}
+
 /// The completion path: two workers settle a task each and ring only if they found the stack
 /// empty; the owner reads the bell, takes everything, and sleeps only while the bell still
 /// shows what it read (`Atomics.waitAsync` semantics). No completion may be stranded — a

@@ -51,6 +51,7 @@ extern "C" {
 pub use super::rust_task::Task;
 use super::submission::{
     get, is_task_wrapper, js_number, prefix_message, prepare, read_options, read_size, type_name, CallOptions, Prepared, Signal,
+    Transfer,
 };
 
 
@@ -125,7 +126,8 @@ impl Inner {
         // The deadline is this pool's (src/web/deadlines.rs), not the core's timer per task.
         let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout: None, priority: p.priority };
         let Prepared { body, signal, deadline, batch, priority, transfer } = p;
-        match self.pool.offer(body, options, !waiting, batch.as_ref()) {
+        let route = transfer.as_ref().and_then(Transfer::route);
+        match self.pool.offer(body, options, !waiting, batch.as_ref(), route) {
             Ok(handle) => {
                 let mut transfer = transfer;
                 if let Some(t) = transfer.as_mut() {
@@ -138,6 +140,9 @@ impl Inner {
                 Ok(handle.into_promise_map(move |r| {
                     let held = held;
                     let signal = &held.0 .0;
+                    if let (Err(_), Some(t)) = (&r, &held.0 .2) {
+                        t.abandoned();
+                    }
                     match r {
                         Ok(outcome) => jsfn::outcome_to_js(outcome),
                         Err(TaskError::Cancelled) => Err(signal.as_ref().map(Signal::reason).unwrap_or_else(|| task_error_to_js(&TaskError::Cancelled))),

@@ -36,6 +36,10 @@ extern "C" {
     fn terminate_all(this: &WorkerSet);
     #[wasm_bindgen(method)]
     fn watch(this: &WorkerSet, byte_addr: u32, drain: &js_sys::Function);
+    #[wasm_bindgen(method)]
+    fn route(this: &WorkerSet, index: u32, handover: u32);
+    #[wasm_bindgen(method, js_name = dropRouted)]
+    fn drop_routed(this: &WorkerSet, index: u32, handover: u32);
 
     fn schedule(ms: f64, callback: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = crossOriginIsolationProblem)]
@@ -98,6 +102,8 @@ pub(crate) struct Main {
     pub(crate) on_ready: RefCell<Vec<Box<dyn FnOnce(Result<(), String>)>>>,
     pub(crate) start_error: RefCell<Option<String>>,
     replaced: Cell<u64>,
+    /// Where `route_target` starts looking, so that ties take turns.
+    route_turn: Cell<usize>,
     /// Keeps the owner half alive until every worker has exited, even if the pool handle is
     /// dropped: accepted tasks still run.
     keepalive: RefCell<Option<Rc<Main>>>,
@@ -165,6 +171,8 @@ struct WorkerState {
     /// Some incarnation at this index said "ready" (so a later death is a crash, not a
     /// failed start).
     was_ready: bool,
+    /// The current incarnation said "ready": handed-over buffers may be routed to it.
+    ready_now: bool,
     /// The `__tls_base` and `__stack_alloc` the current incarnation reported, freed by the
     /// owner if it dies (a dead thread cannot free them itself).
     thread_memory: Option<(f64, f64)>,
@@ -224,6 +232,7 @@ impl Main {
                 on_ready: RefCell::new(Vec::new()),
                 start_error: RefCell::new(None),
                 replaced: Cell::new(0),
+                route_turn: Cell::new(0),
                 keepalive: RefCell::new(None),
                 on_drain: RefCell::new(None),
                 deadlines: Rc::default(),
@@ -317,6 +326,7 @@ impl Main {
         std::mem::forget(self.shared.clone());
         let mut slots = self.slots.borrow_mut();
         slots[index].alive = true;
+        slots[index].ready_now = false;
         slots[index].thread_memory = None;
         drop(slots);
         // The new thread reads the pool's state first thing (`worker_entry`).
@@ -334,6 +344,7 @@ impl Main {
                 let first = {
                     let mut slots = self.slots.borrow_mut();
                     slots[i].thread_memory = thread_memory;
+                    slots[i].ready_now = slots[i].alive;
                     !std::mem::replace(&mut slots[i].was_ready, true)
                 };
                 self.task_exports.borrow_mut().get_or_insert(exports);
@@ -345,6 +356,7 @@ impl Main {
                 }
             }
             WorkerEvent::Exited => {
+                self.slots.borrow_mut()[index as usize].ready_now = false;
                 if !std::mem::replace(&mut self.slots.borrow_mut()[index as usize].alive, false) {
                     return;
                 }
@@ -380,6 +392,7 @@ impl Main {
     /// what the dead thread held, and replace it, with a growing delay in a crash loop. A
     /// worker that never became ready fails `Pool.create` instead.
     fn worker_crashed(&self, index: usize, detail: String, dead: bool) {
+        self.slots.borrow_mut()[index].ready_now = false;
         if !std::mem::replace(&mut self.slots.borrow_mut()[index].alive, false) {
             return;
         }
@@ -388,6 +401,10 @@ impl Main {
         let task = self.shared.slots[index].try_take();
         if let Some(task) = &task {
             self.shared.settle_err(task, crate::TaskError::WorkerCrashed);
+        }
+        // Tasks routed to it: their handed-over buffers went with it (src/README.md, "Handovers").
+        while let Some(routed) = self.shared.dispatch.pop_route(index) {
+            self.shared.settle_err(&routed, crate::TaskError::WorkerCrashed);
         }
         if dead {
             self.free_dead_thread(index, task.as_ref());
@@ -462,6 +479,41 @@ impl Main {
 
     pub(crate) fn replaced(&self) -> u64 {
         self.replaced.get()
+    }
+
+    /// The worker to route a handed-over task to, if the queue is empty and has room: the
+    /// ready worker with the fewest routed tasks (src/README.md, "Handovers").
+    pub(crate) fn route_target(&self) -> Option<usize> {
+        let d = &self.shared.dispatch;
+        if !d.lanes_empty() || d.routed() >= d.capacity() {
+            return None;
+        }
+        let slots = self.slots.borrow();
+        let start = self.route_turn.get();
+        let n = slots.len();
+        let mut best: Option<(usize, usize)> = None;
+        for k in 0..n {
+            let i = (start + k) % n;
+            if !slots[i].ready_now {
+                continue;
+            }
+            let (len, cap) = d.route_load(i);
+            if len < cap && best.is_none_or(|(_, b)| len < b) {
+                best = Some((i, len));
+            }
+        }
+        self.route_turn.set((start + 1) % n.max(1));
+        best.map(|(i, _)| i)
+    }
+
+    /// Posts the buffers of `handover` to worker `index`, whose route now holds its task.
+    pub(crate) fn route(&self, index: usize, handover: u32) {
+        self.set.route(index as u32, handover);
+    }
+
+    /// A routed task settled without running: worker `index` forgets its buffers.
+    pub(crate) fn drop_routed(&self, index: usize, handover: u32) {
+        self.set.drop_routed(index as u32, handover);
     }
 
 }

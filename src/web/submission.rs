@@ -120,7 +120,15 @@ pub(super) struct Transfer {
     /// An argument refers to these buffers by `id` (set by the codec).
     used: std::cell::Cell<bool>,
     detached: bool,
+    /// The worker the task goes to, with the buffers posted to it at admission, if the queue
+    /// was empty when the call was read (`Main::route_target`); else the worker that takes
+    /// the task from the queue claims them.
+    route: Option<(usize, std::rc::Rc<super::owner::Main>)>,
 }
+
+/// The bit of a handover id that says its buffers are posted to the task's worker (the worker
+/// waits for them instead of claiming them).
+const ROUTED: u32 = 1 << 31;
 
 impl Transfer {
     fn read(v: &JsValue) -> Result<Option<Self>, JsValue> {
@@ -130,7 +138,29 @@ impl Transfer {
         let checked = check_transfer(v);
         match checked.as_string() {
             Some(why) => Err(js_error(ErrorKind::Type, &why)),
-            None => Ok(Some(Transfer { items: checked, id: next_handover_id(), used: false.into(), detached: false })),
+            None => Ok(Some(Transfer { items: checked, id: next_handover_id(), used: false.into(), detached: false, route: None })),
+        }
+    }
+
+    /// Routes the task to the worker `Main::route_target` picks, if any (before the arguments
+    /// are read: the id they carry says whether the worker waits for its buffers or claims them).
+    fn route_via(&mut self, main: &std::rc::Rc<super::owner::Main>) {
+        if let Some(index) = main.route_target() {
+            self.id |= ROUTED;
+            self.route = Some((index, main.clone()));
+        }
+    }
+
+    /// The worker whose route the task must go to: routed, and an argument hands a buffer over.
+    pub(super) fn route(&self) -> Option<usize> {
+        self.route.as_ref().filter(|_| self.used.get()).map(|(i, _)| *i)
+    }
+
+    /// The task settled with an error: if it was routed, its worker may hold buffers for a
+    /// body that will never run, and forgets them.
+    pub(super) fn abandoned(&self) {
+        if let (Some(index), Some((_, main))) = (self.route(), self.route.as_ref()) {
+            main.drop_routed(index, self.id);
         }
     }
 
@@ -144,6 +174,9 @@ impl Transfer {
     pub(super) fn detach(&mut self) {
         if !std::mem::replace(&mut self.detached, true) {
             detach_all(&self.items, if self.used.get() { self.id } else { 0 });
+            if let (Some(index), Some((_, main))) = (self.route(), self.route.as_ref()) {
+                main.route(index, self.id);
+            }
         }
     }
 }
@@ -160,7 +193,7 @@ impl Drop for Transfer {
 fn next_handover_id() -> u32 {
     std::thread_local!(static NEXT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) });
     NEXT.with(|n| {
-        let id = n.get().checked_add(1).unwrap_or(1);
+        let id = if n.get() + 1 >= ROUTED { 1 } else { n.get() + 1 };
         n.set(id);
         id
     })
@@ -393,7 +426,10 @@ pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
 /// Checks `task` and `args`; any problem is a `TypeError`/`RangeError`. The call's transfer
 /// list goes with the first submission prepared from `options` (a `submitAll`'s first item).
 pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &mut CallOptions) -> Result<Prepared, JsValue> {
-    let transfer = options.transfer.take();
+    let mut transfer = options.transfer.take();
+    if let Some(t) = transfer.as_mut().filter(|_| options.priority == Priority::Normal) {
+        t.route_via(inner.pool.backend.main());
+    }
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
         Body::Source(source, read_args(&args, transfer.as_ref())?)

@@ -1,10 +1,11 @@
 // `options.transfer`: the ArrayBuffers a call hands over, as with `postMessage`'s transfer
 // list (piscina's `transferList`, workerpool's `transfer`). Once the task is admitted, each
 // listed buffer is detached from the caller. An argument that is a listed buffer of at least
-// `HANDOVER_MIN_BYTES` (or a view of that many bytes on one) is not copied into the shared memory: the buffers
-// are moved into `handed` under the submission's handover id, and the worker that takes the
-// task claims them by message (the handover protocol, "Handovers" in src/README.md). Smaller
-// ones are copied, which costs less than two messages; their buffers are detached all the same.
+// `HANDOVER_MIN_BYTES` (or a view of that many bytes on one) is not copied into the shared
+// memory: the buffers are moved into `handed` under the submission's handover id and posted
+// to the worker that runs the task (routed), or claimed by the worker that takes it from the
+// queue (the handover protocol, "Handovers" in src/README.md). Smaller ones are copied, which
+// costs less than a message; their buffers are detached all the same.
 
 // A copy of `list` if every entry can be transferred, else a string saying which cannot and
 // why (Rust makes it a TypeError). Never throws: a getter that throws is reported too.
@@ -61,12 +62,12 @@ export function detachAll(items, handover) {
 const handed = new Map();
 
 // The smallest listed buffer (or view) an argument hands over by message. Below it one copy
-// through the shared memory costs less than the claim's two messages. Node copies ~3× faster
-// than Chromium and moves a buffer slower (a transferring structuredClone, as Node 20 has no
-// `ArrayBuffer.prototype.transfer`), so its threshold is higher; the figures are in
-// bench/README.md ("Handovers").
+// through the shared memory costs less than a message. Node copies ~3× faster than Chromium
+// and moves a buffer slower (Node 20 has no `ArrayBuffer.prototype.transfer`, so detaching at
+// admission is a transferring structuredClone), so its threshold is higher; the figures are
+// in bench/README.md ("Handovers").
 const isNode = typeof process === 'object' && process?.versions?.node != null;
-export const HANDOVER_MIN_BYTES = isNode ? 1 << 20 : 128 << 10;
+export const HANDOVER_MIN_BYTES = isNode ? 512 << 10 : 128 << 10;
 
 // Which entry of the list `items` the buffer of `v` (a buffer or a view of `n` bytes) is, or -1
 // when it is not listed or is too small to hand over.
@@ -106,25 +107,45 @@ export function takePendingHandover() {
   return id;
 }
 
+// Handover ids with this bit set were routed: the owner posts their buffers to the worker
+// whose route holds the task, which waits for them instead of claiming them (ROUTED in
+// submission.rs).
+const ROUTED = 2 ** 31;
 const claims = new Map();
+// Routed buffers that arrived before their task asked for them.
+const received = new Map();
 let postClaim = null;
 // worker.js: how this worker sends its claims to the owner.
 export function setClaimPoster(post) {
   postClaim = post;
 }
-// worker.js: the owner's answer to a claim.
-export function onHandover(id, buffers) {
+// worker.js: the owner's message for handover `id`: its buffers (null: released, the task
+// settled before it ran), or with `drop`, a routed task that will not run.
+export function onHandover(id, buffers, drop) {
   const c = claims.get(id);
-  if (c === undefined) return;
+  if (drop) {
+    received.delete(id);
+    return;
+  }
+  if (c === undefined) {
+    if (id >= ROUTED && buffers !== null) received.set(id, buffers);
+    return;
+  }
   claims.delete(id);
   if (buffers === null) c.reject(new Error('the transferred buffers of this task were released: it was settled before it ran'));
   else c.resolve(buffers);
 }
-// A promise of handover `id`'s buffers.
+// A promise of handover `id`'s buffers: claimed from the owner, or for a routed task, the
+// ones posted to this worker (here already, or on their way).
 export function claim(id) {
+  if (id >= ROUTED && received.has(id)) {
+    const buffers = received.get(id);
+    received.delete(id);
+    return Promise.resolve(buffers);
+  }
   return new Promise((resolve, reject) => {
     claims.set(id, { resolve, reject });
-    postClaim(id);
+    if (id < ROUTED) postClaim(id);
   });
 }
 

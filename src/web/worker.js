@@ -52,7 +52,7 @@ export class WorkerSet {
       // moved to it, or null if the task settled before it ran and they were released.
       if (msg.type === 'claim') {
         const buffers = takeHandover(msg.detail);
-        entry.then((w) => w.postMessage({ ringpoolHandover: msg.detail, buffers }, buffers?.filter((b) => b !== null) ?? []));
+        this.post(index, { ringpoolHandover: msg.detail, buffers }, buffers);
         return;
       }
       this.onEvent(msg.type, msg.index, msg.detail ?? '');
@@ -85,6 +85,22 @@ export class WorkerSet {
       entry = Promise.resolve(w);
     }
     this.workers.set(index, entry);
+  }
+
+  // Handed-over buffers whose task went to worker `index`'s route (src/README.md, "Handovers").
+  route(index, handover) {
+    const buffers = takeHandover(handover);
+    this.post(index, { ringpoolHandover: handover, buffers }, buffers);
+  }
+
+  // That task settled without running: the worker forgets its buffers.
+  dropRouted(index, handover) {
+    this.post(index, { ringpoolHandover: handover, buffers: null, drop: true }, []);
+  }
+
+  post(index, msg, buffers) {
+    const w = this.workers.get(index);
+    if (w) w.then((w) => w.postMessage(msg, buffers?.filter((b) => b !== null) ?? []));
   }
 
   terminate(index) {
@@ -194,7 +210,7 @@ async function runWorker(data, postToMain, close, listen) {
   post = postToMain;
   index = data.index;
   setClaimPoster((id) => postToMain({ type: 'claim', index: data.index, detail: id }));
-  listen((m) => { if (m?.ringpoolHandover !== undefined) onHandover(m.ringpoolHandover, m.buffers); });
+  listen((m) => { if (m?.ringpoolHandover !== undefined) onHandover(m.ringpoolHandover, m.buffers, m.drop === true); });
   // The task module first: a module that does not load costs no wasm thread state.
   let exportNames = [];
   if (data.taskModule) {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, QueueFullError } from 'ringpool';
-import { assertInvariant, occupy, rejection } from './helpers.mjs';
+import { assertInvariant, gate, occupy, rejection } from './helpers.mjs';
 
 const detached = (b) => b.byteLength === 0 && (typeof b.detached === 'boolean' ? b.detached : (() => { try { new Uint8Array(b); return false; } catch { return true; } })());
 const sum = (a) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i]; return s; };
@@ -144,12 +144,12 @@ test('every typed-array kind crosses both ways bit for bit, at sizes around each
   await pool.shutdown();
 });
 
-// A listed buffer (or a view of it) of at least HANDOVER_MIN_BYTES (src/web/transfer.js: 1 MiB
-// in Node, Deno and Bun, 128 KiB in browsers) is not copied: it is moved to the worker by
+// A listed buffer (or a view of it) of at least HANDOVER_MIN_BYTES (src/web/transfer.js: 512
+// KiB in Node, Deno and Bun, 128 KiB in browsers) is not copied: it is moved to the worker by
 // message (the handover protocol, src/README.md), and arrives as postMessage delivers it: the
 // whole buffer, views at their offset. A smaller one is copied as by value: a view arrives on a
 // buffer of its own bytes.
-const HANDOVER_MIN_BYTES = typeof process === 'object' && process?.versions?.node != null ? 1 << 20 : 128 << 10;
+const HANDOVER_MIN_BYTES = typeof process === 'object' && process?.versions?.node != null ? 512 << 10 : 128 << 10;
 
 test('handed-over buffers: every view kind around the threshold, at any depth, shared by two views', async () => {
   const pool = await Pool.create({ workers: 2 });
@@ -164,7 +164,7 @@ test('handed-over buffers: every view kind around the threshold, at any depth, s
   };
   const hash = (u) => { let s = 0; for (let i = 0; i < u.length; i++) s = (s * 31 + u[i]) >>> 0; return s; };
   const around = (t) => [t - 8, t - 1, t, t + 1, t + 8].map((n) => n + 32); // the views below start at 24 and end 8 short
-  for (const total of [...around(128 << 10), ...around(1 << 20)]) {
+  for (const total of [...around(128 << 10), ...around(512 << 10), 1 << 20]) {
     for (const K of kinds) {
       const buf = new ArrayBuffer(total);
       const bytes = new Uint8Array(buf);
@@ -232,6 +232,17 @@ test('handed-over buffers of tasks that never run are released; the pool keeps w
   open();
   await blocker;
   assert.equal(await later, HANDOVER_MIN_BYTES + 3);
+  // Behind a queued task the worker claims the buffers from the owner instead of having them
+  // posted (routing would overtake the queued task): both ways deliver the bytes, in order.
+  const order = [];
+  const gated = await occupy(pool);
+  const plain = pool.trySubmit(() => 'plain').then((v) => order.push(v));
+  const w = new Uint8Array(HANDOVER_MIN_BYTES).fill(6);
+  const claimed = pool.trySubmit((v) => v[7] + v.length, [w], { transfer: [w.buffer] }).then((v) => order.push(v));
+  assert.ok(detached(w.buffer));
+  gated.open();
+  await Promise.all([gated.blocker, plain, claimed]);
+  assert.deepEqual(order, ['plain', 6 + HANDOVER_MIN_BYTES]);
   // A submit that waits for space holds its buffers until it is admitted and run.
   const pool2 = await Pool.create({ workers: 1, queueCapacity: 1 });
   const held = await occupy(pool2);
@@ -246,4 +257,61 @@ test('handed-over buffers of tasks that never run are released; the pool keeps w
   assertInvariant(pool);
   await pool.shutdown();
   await pool2.shutdown();
+});
+
+test('detached and shared buffers: a detached one is a TypeError naming it, a SharedArrayBuffer is copied by value', async () => {
+  const pool = await Pool.create({ workers: 1 });
+  const gone = new ArrayBuffer(64);
+  const goneView = new Float32Array(gone, 4, 2);
+  structuredClone(gone, { transfer: [gone] });
+  for (const [args, path] of [[[gone], /args\[0\]/], [[1, goneView], /args\[1\]/], [[{ deep: [goneView] }], /args\[0\]\.deep\[0\]/]]) {
+    const e = await rejection(pool.trySubmit(() => 0, args));
+    assert.ok(e instanceof TypeError, String(e));
+    assert.match(e.message, path);
+  }
+  // A SharedArrayBuffer that is not the pool's memory, and a view of one, cross as copies: the
+  // task gets plain buffers, and what it writes does not reach the caller.
+  const sab = new SharedArrayBuffer(16);
+  const sv = new Int32Array(sab, 4, 2);
+  sv[0] = 41;
+  const [kinds, seen] = await pool.trySubmit((b, v) => {
+    const r = [b.constructor.name, v.buffer.constructor.name, v.length];
+    v[0] += 1;
+    new Uint8Array(b)[4] = 99;
+    return [r, v[0]];
+  }, [sab, sv]);
+  assert.deepEqual(kinds, ['ArrayBuffer', 'ArrayBuffer', 2]);
+  assert.equal(seen, 42);
+  assert.equal(sv[0], 41, 'the caller\'s shared buffer is untouched');
+  // A result whose buffer the task detached is refused with a TypeError; the worker goes on.
+  const e = await rejection(pool.trySubmit(() => { const b = new ArrayBuffer(8); structuredClone(b, { transfer: [b] }); return { b }; }));
+  assert.ok(e instanceof TypeError, String(e));
+  assert.match(e.message, /result\.b/);
+  assert.equal(await pool.trySubmit(() => 'alive'), 'alive');
+  assert.equal(assertInvariant(pool).accepted, 3);
+  await pool.shutdown();
+});
+
+const canExit = typeof process === 'object' && process.versions?.node != null;
+test('a worker that dies with tasks routed to it: they reject with WorkerCrashedError, the pool goes on', { skip: !canExit && 'needs Node: process.exit in a worker thread' }, async () => {
+  const { WorkerCrashedError } = await import('ringpool');
+  const pool = await Pool.create({ workers: 1 });
+  const { g, reached, open } = gate(pool);
+  // Gated, then the worker thread ends: the handed-over tasks routed to it behind this one
+  // lose their buffers with it.
+  const dying = pool.trySubmit(function (g) { Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); process.exit(3); }, [g]);
+  await reached(1);
+  const routed = [0, 1, 2].map(() => {
+    const a = new Uint8Array(HANDOVER_MIN_BYTES).fill(1);
+    return pool.trySubmit((v) => v.length, [a], { transfer: [a.buffer] });
+  });
+  open();
+  assert.ok((await rejection(dying)) instanceof WorkerCrashedError);
+  for (const p of routed) assert.ok((await rejection(p)) instanceof WorkerCrashedError);
+  // The replacement takes new ones, by value and handed over.
+  const b = new Uint8Array(HANDOVER_MIN_BYTES).fill(2);
+  assert.equal(await pool.trySubmit((v) => v[0] + v.length, [b], { transfer: [b.buffer] }), 2 + HANDOVER_MIN_BYTES);
+  assert.equal(await pool.trySubmit((v) => v.length, [new Uint8Array(5)]), 5);
+  assertInvariant(pool);
+  await pool.shutdown();
 });
