@@ -44,20 +44,29 @@ pub(crate) struct WorkerSlot {
     /// When the current body started (µs on the back end's clock); kept here, not on the
     /// stack, because an async JS body finishes in a later call (`Shared::resume`).
     started_us: AtomicU64,
+    /// A task is set (a hint for routing, read without the lock).
+    busy: AtomicBool,
 }
 
 impl WorkerSlot {
     fn new() -> Self {
-        WorkerSlot { current: Mutex::new(None), started_us: AtomicU64::new(0) }
+        WorkerSlot { current: Mutex::new(None), started_us: AtomicU64::new(0), busy: AtomicBool::new(false) }
     }
 
     fn set(&self, task: &TaskRef) {
         *self.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(task.clone());
+        self.busy.store(true, Ordering::Relaxed);
     }
 
     /// Worker side: clears the slot.
     fn clear(&self) {
+        self.busy.store(false, Ordering::Relaxed);
         self.current.lock().unwrap_or_else(|e| e.into_inner()).take();
+    }
+
+    /// Whether the worker is running a task (a snapshot).
+    pub(crate) fn is_busy(&self) -> bool {
+        self.busy.load(Ordering::Relaxed)
     }
 
     /// Owner side: takes the current task without ever waiting. `None` also when the worker

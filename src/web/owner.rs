@@ -482,7 +482,8 @@ impl Main {
     }
 
     /// The worker to route a handed-over task to, if the queue is empty and has room: the
-    /// ready worker with the fewest routed tasks (src/README.md, "Handovers").
+    /// ready worker with the fewest routed tasks, counting the one it runs (src/README.md,
+    /// "Handovers").
     pub(crate) fn route_target(&self) -> Option<usize> {
         let d = &self.shared.dispatch;
         if !d.lanes_empty() || d.routed() >= d.capacity() {
@@ -497,9 +498,12 @@ impl Main {
             if !slots[i].ready_now {
                 continue;
             }
+            // Its routed tasks, and the one it runs: a worker busy with a long task is passed
+            // over for an idle one.
             let (len, cap) = d.route_load(i);
-            if len < cap && best.is_none_or(|(_, b)| len < b) {
-                best = Some((i, len));
+            let load = len + usize::from(self.shared.slots[i].is_busy());
+            if len < cap && best.is_none_or(|(_, b)| load < b) {
+                best = Some((i, load));
             }
         }
         self.route_turn.set((start + 1) % n.max(1));

@@ -315,3 +315,16 @@ test('a worker that dies with tasks routed to it: they reject with WorkerCrashed
   assertInvariant(pool);
   await pool.shutdown();
 });
+
+test('a handed-over task goes to an idle worker, not to one busy with a long task', async () => {
+  const pool = await Pool.create({ workers: 2 });
+  const { blocker, open } = await occupy(pool);
+  // If it were routed to the gated worker it would wait for the gate, which opens only after.
+  for (let i = 0; i < 3; i++) {
+    const a = new Uint8Array(HANDOVER_MIN_BYTES).fill(i);
+    assert.equal(await pool.trySubmit((v) => v[0] + v.length, [a], { transfer: [a.buffer] }), i + HANDOVER_MIN_BYTES);
+  }
+  open();
+  assert.equal(await blocker, 'gated');
+  await pool.shutdown();
+});
