@@ -33,7 +33,11 @@ const PEERS = {
   },
   piscina: {
     async make(workers) {
-      const pool = new Piscina({ filename: workerFile.href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
+      // piscina's worker first `require`s the task file; Node 20's require(esm) then aborted
+      // the whole process now and then (FATAL ERROR: v8::Module::IsGraphAsync, bench/README.md).
+      // Without it, that `require` fails at once and piscina imports the file, as before.
+      const pool = new Piscina({ filename: workerFile.href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000,
+        execArgv: [...process.execArgv, '--no-experimental-require-module'] });
       return { run: (name, arg) => pool.run(arg, { name }), moved: (name, a) => pool.run(Piscina.move(a), { name }), close: () => pool.destroy() };
     },
   },
