@@ -132,6 +132,52 @@ struct Mailbox<T> {
     len: CachePadded<AtomicUsize>,
 }
 
+impl<T> Mailbox<T> {
+    fn new(capacity: usize) -> Self {
+        Mailbox { ring: Ring::new(capacity).expect("checked when the queue was made"), len: CachePadded(AtomicUsize::new(0)) }
+    }
+
+    /// Reserves a place, or `false` if all are reserved or waiting.
+    fn reserve(&self) -> bool {
+        let mut n = self.len.0.load(Ordering::SeqCst);
+        loop {
+            if n >= self.ring.capacity() {
+                return false;
+            }
+            match self.len.0.compare_exchange_weak(n, n + 1, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => return true,
+                Err(now) => n = now,
+            }
+        }
+    }
+
+    /// Gives back a reserved place whose item was not pushed.
+    fn release(&self) {
+        self.len.0.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Pushes into a reserved place.
+    fn push_reserved(&self, value: T) {
+        if self.ring.try_push(value).is_err() {
+            unreachable!("a reserved place is free: len never exceeds the capacity");
+        }
+    }
+
+    /// Takes the oldest item, looking at the count first (an empty `pop` costs a fence).
+    fn take(&self) -> Option<T> {
+        if self.len.0.load(Ordering::SeqCst) == 0 {
+            return None;
+        }
+        let v = self.ring.pop()?;
+        self.len.0.fetch_sub(1, Ordering::SeqCst);
+        Some(v)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len.0.load(Ordering::SeqCst) == 0
+    }
+}
+
 /// The submitters' side of the reservation count.
 struct Reserved {
     pushed: AtomicUsize,
@@ -166,6 +212,9 @@ pub struct Dispatch<T> {
     mailboxes: Lazy<Vec<Mailbox<T>>>,
     /// One per worker, taken after its mailbox and before the lanes; made on the first route.
     routes: Lazy<Vec<Mailbox<T>>>,
+    /// Places reserved or waiting in all routes: raised before a route push, lowered after a
+    /// route pop. Admission into the lanes reads it once.
+    routed: AtomicUsize,
     workers: usize,
     mailbox_capacity: usize,
     /// Workers sleep on it; bumped by a submitter that saw `sleepers > 0`, and by `close`.
@@ -191,6 +240,7 @@ impl<T> Dispatch<T> {
             capacity,
             mailboxes: Lazy::new(),
             routes: Lazy::new(),
+            routed: AtomicUsize::new(0),
             workers,
             mailbox_capacity,
             bell: Futex::new(0),
@@ -208,8 +258,8 @@ impl<T> Dispatch<T> {
     pub fn try_push(&self, value: T, priority: Priority) -> Result<(), PushError<T>> {
         let Reserved { pushed, taken_seen } = &self.submit.0;
         let mut n = pushed.load(Ordering::SeqCst);
-        // Places the routes hold (0 in a pool that never routes: one load).
-        let limit = self.capacity.saturating_sub(self.routed());
+        // Places the routes hold (0 in a pool that never routes).
+        let limit = self.capacity.saturating_sub(self.routed.load(Ordering::SeqCst));
         loop {
             if n.wrapping_sub(taken_seen.load(Ordering::Relaxed)) >= limit {
                 let taken = self.taken.0.load(Ordering::SeqCst);
@@ -300,12 +350,7 @@ impl<T> Dispatch<T> {
     }
 
     fn route_boxes(&self) -> &[Mailbox<T>] {
-        self.routes.get_or_init(|| {
-            let capacity = self.capacity.min(ROUTE_CAPACITY);
-            (0..self.workers)
-                .map(|_| Mailbox { ring: Ring::new(capacity).expect("a queue capacity is a ring capacity"), len: CachePadded(AtomicUsize::new(0)) })
-                .collect()
-        })
+        self.routes.get_or_init(|| (0..self.workers).map(|_| Mailbox::new(self.capacity.min(ROUTE_CAPACITY))).collect())
     }
 
     /// Admits `value` for worker `index` alone (its route), or hands it back: that route is
@@ -313,43 +358,42 @@ impl<T> Dispatch<T> {
     /// protocol for one mailbox, so a worker that saw the close stays for the item.
     pub fn try_route(&self, index: usize, value: T) -> Result<(), PushError<T>> {
         let m = &self.route_boxes()[index];
-        let mut n = m.len.0.load(Ordering::SeqCst);
-        loop {
-            if n >= m.ring.capacity() {
-                return Err(if self.is_closed() { PushError::Closed(value) } else { PushError::Full(value) });
-            }
-            match m.len.0.compare_exchange_weak(n, n + 1, Ordering::SeqCst, Ordering::SeqCst) {
-                Ok(_) => break,
-                Err(now) => n = now,
-            }
+        if !m.reserve() {
+            return Err(if self.is_closed() { PushError::Closed(value) } else { PushError::Full(value) });
         }
+        self.routed.fetch_add(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if self.is_closed() {
-            m.len.0.fetch_sub(1, Ordering::SeqCst);
+            m.release();
+            self.routed.fetch_sub(1, Ordering::SeqCst);
             return Err(PushError::Closed(value));
         }
-        if m.ring.try_push(value).is_err() {
-            unreachable!("a reserved route place is free: len never exceeds the capacity");
-        }
+        m.push_reserved(value);
         // One bell for all: only waking every sleeper is sure to wake this worker.
         self.wake(crate::sync::WAKE_ALL);
         Ok(())
     }
 
     /// Items routed to workers and not yet taken (a snapshot).
+    // Used by the wasm owner's routing (`web/owner.rs`).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub fn routed(&self) -> usize {
-        self.routes.get().map_or(0, |b| b.iter().map(|m| m.len.0.load(Ordering::SeqCst)).sum())
+        self.routed.load(Ordering::SeqCst)
     }
 
     /// Items routed to worker `index` and not yet taken, and how many its route holds.
+    // Used by the wasm owner's routing (`web/owner.rs`).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub fn route_load(&self, index: usize) -> (usize, usize) {
-        match self.routes.get().and_then(|b| b.get(index)) {
+        match self.route(index) {
             Some(m) => (m.len.0.load(Ordering::SeqCst), m.ring.capacity()),
             None => (0, self.capacity.min(ROUTE_CAPACITY)),
         }
     }
 
     /// Whether nothing is reserved or waiting in the lanes (a snapshot).
+    // Used by the wasm owner's routing (`web/owner.rs`).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub fn lanes_empty(&self) -> bool {
         let taken = self.taken.0.load(Ordering::SeqCst);
         self.submit.0.pushed.load(Ordering::SeqCst) == taken
@@ -357,21 +401,17 @@ impl<T> Dispatch<T> {
 
     /// Takes an item from worker `index`'s route only (its worker died, or a forced shutdown).
     pub fn pop_route(&self, index: usize) -> Option<T> {
-        let m = self.routes.get().and_then(|b| b.get(index))?;
-        let v = m.ring.pop()?;
-        m.len.0.fetch_sub(1, Ordering::SeqCst);
+        let v = self.route(index)?.take()?;
+        self.routed.fetch_sub(1, Ordering::SeqCst);
         Some(v)
     }
 
+    fn route(&self, index: usize) -> Option<&Mailbox<T>> {
+        self.routes.get().and_then(|b| b.get(index))
+    }
+
     fn boxes(&self) -> &[Mailbox<T>] {
-        self.mailboxes.get_or_init(|| {
-            (0..self.workers)
-                .map(|_| Mailbox {
-                    ring: Ring::new(self.mailbox_capacity).expect("checked in new"),
-                    len: CachePadded(AtomicUsize::new(0)),
-                })
-                .collect()
-        })
+        self.mailboxes.get_or_init(|| (0..self.workers).map(|_| Mailbox::new(self.mailbox_capacity)).collect())
     }
 
     /// Admits `values[i]` into worker `i`'s mailbox, for every worker, or none of them (then
@@ -379,22 +419,11 @@ impl<T> Dispatch<T> {
     pub fn try_broadcast(&self, values: Vec<T>) -> Result<(), BroadcastError> {
         let boxes = self.boxes();
         debug_assert_eq!(values.len(), boxes.len());
-        let release = |upto: usize| {
-            for m in &boxes[..upto] {
-                m.len.0.fetch_sub(1, Ordering::SeqCst);
-            }
-        };
+        let release = |upto: usize| boxes[..upto].iter().for_each(Mailbox::release);
         for (i, m) in boxes.iter().enumerate() {
-            let mut n = m.len.0.load(Ordering::SeqCst);
-            loop {
-                if n >= m.ring.capacity() {
-                    release(i);
-                    return Err(if self.is_closed() { BroadcastError::Closed } else { BroadcastError::Full });
-                }
-                match m.len.0.compare_exchange_weak(n, n + 1, Ordering::SeqCst, Ordering::SeqCst) {
-                    Ok(_) => break,
-                    Err(now) => n = now,
-                }
+            if !m.reserve() {
+                release(i);
+                return Err(if self.is_closed() { BroadcastError::Closed } else { BroadcastError::Full });
             }
         }
         // Checked after reserving: a worker that saw the close then sees the reservation and
@@ -405,9 +434,7 @@ impl<T> Dispatch<T> {
             return Err(BroadcastError::Closed);
         }
         for (m, v) in boxes.iter().zip(values) {
-            if m.ring.try_push(v).is_err() {
-                unreachable!("a reserved mailbox place is free: len never exceeds the capacity");
-            }
+            m.push_reserved(v);
         }
         self.wake(crate::sync::WAKE_ALL);
         Ok(())
@@ -424,21 +451,11 @@ impl<T> Dispatch<T> {
     /// Takes worker `index`'s next item without waiting: its mailbox first, then the lanes,
     /// highest first. Any thread may take from the lanes (`usize::MAX`: no mailbox).
     pub fn pop(&self, index: usize) -> Option<T> {
-        if let Some(m) = self.mailbox(index) {
-            if m.len.0.load(Ordering::SeqCst) > 0 {
-                if let Some(v) = m.ring.pop() {
-                    m.len.0.fetch_sub(1, Ordering::SeqCst);
-                    return Some(v);
-                }
-            }
+        if let Some(v) = self.mailbox(index).and_then(Mailbox::take) {
+            return Some(v);
         }
-        if let Some(m) = self.routes.get().and_then(|b| b.get(index)) {
-            if m.len.0.load(Ordering::SeqCst) > 0 {
-                if let Some(v) = m.ring.pop() {
-                    m.len.0.fetch_sub(1, Ordering::SeqCst);
-                    return Some(v);
-                }
-            }
+        if let Some(v) = self.pop_route(index) {
+            return Some(v);
         }
         // The other lanes are looked at before popping: an empty `pop` costs a fence.
         let high = self.high.get().filter(|r| !r.is_empty());
@@ -454,10 +471,7 @@ impl<T> Dispatch<T> {
 
     /// Takes an item from worker `index`'s mailbox only (forced shutdown empties them).
     pub fn pop_mailbox(&self, index: usize) -> Option<T> {
-        let m = self.mailbox(index)?;
-        let v = m.ring.pop()?;
-        m.len.0.fetch_sub(1, Ordering::SeqCst);
-        Some(v)
+        self.mailbox(index)?.take()
     }
 
     /// Whether worker `index` has nothing to take (a snapshot).
@@ -465,8 +479,8 @@ impl<T> Dispatch<T> {
         // `taken` first: a reservation not yet given back then shows as `pushed != taken`.
         let taken = self.taken.0.load(Ordering::SeqCst);
         self.submit.0.pushed.load(Ordering::SeqCst) == taken
-            && self.mailbox(index).is_none_or(|m| m.len.0.load(Ordering::SeqCst) == 0)
-            && self.routes.get().and_then(|b| b.get(index)).is_none_or(|m| m.len.0.load(Ordering::SeqCst) == 0)
+            && self.mailbox(index).is_none_or(Mailbox::is_empty)
+            && self.route(index).is_none_or(Mailbox::is_empty)
     }
 
     /// Worker side: worker `index`'s next item, sleeping while there is none and admission is

@@ -65,6 +65,7 @@ impl WorkerSlot {
     }
 
     /// Whether the worker is running a task (a snapshot).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub(crate) fn is_busy(&self) -> bool {
         self.busy.load(Ordering::Relaxed)
     }
