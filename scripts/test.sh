@@ -154,10 +154,13 @@ fi
 
 if want soak; then
 section "soak (short): 20,000 mixed-outcome tasks, then 4 rounds that fill the memory to its maximum (npm run soak: 1,000,000 and 32), in Node, Chromium, Firefox and WebKitGTK, two at a time"
-together node "node tests/soak/node.mjs 20000 | tail -1; node tests/soak/node.mjs pressure 256 | tail -1" \
-  chromium "node tests/soak/browser.mjs chromium 20000 | tail -1; node tests/soak/browser.mjs chromium pressure 256 | tail -1"
-together firefox "node tests/soak/browser.mjs firefox 20000 | tail -1; node tests/soak/browser.mjs firefox pressure 256 | tail -1" \
-  webkit "xvfb-run -a node tests/soak/browser.mjs webkit 20000 | tail -1; xvfb-run -a node tests/soak/browser.mjs webkit pressure 256 | tail -1"
+# A soak's report line when it passes; everything it printed when it fails (the failure
+# message has several lines, and its progress log leads up to it).
+soak() { local out; out=$(mktemp); if "$@" > "$out" 2>&1; then tail -1 "$out"; else cat "$out"; return 1; fi; }
+together node "soak node tests/soak/node.mjs 20000; soak node tests/soak/node.mjs pressure 256" \
+  chromium "soak node tests/soak/browser.mjs chromium 20000; soak node tests/soak/browser.mjs chromium pressure 256"
+together firefox "soak node tests/soak/browser.mjs firefox 20000; soak node tests/soak/browser.mjs firefox pressure 256" \
+  webkit "soak xvfb-run -a node tests/soak/browser.mjs webkit 20000; soak xvfb-run -a node tests/soak/browser.mjs webkit pressure 256"
 fi
 
 if want demo; then

@@ -131,11 +131,17 @@ export async function pressureSoak(lib, { tasks, workers = 2, queueCapacity = 64
   // Usable, and nothing leaked: the memory can be filled again almost to its end.
   if ((await pool.trySubmit(bodies.small, [1, 2])) !== 3) fail('the pool does not work after the run');
   pool.free(gate);
+  // In 16 MiB blocks, then 1 MiB ones: counted in 16 MiB blocks alone, up to 16 MiB of free
+  // memory at the end went unseen, and on a loaded machine (a little more fragmentation) the
+  // check below failed by ~1.5 MB now and then (Node at 6bf5868; Firefox and Chromium once each
+  // on 2026-12-05; reproduced with `bash scripts/test.sh soak` beside the browser soaks).
   const views = [];
-  for (;;) {
-    try { views.push(pool.alloc(Uint8Array, 16 * MiB)); } catch (e) { if (!(e instanceof OutOfMemoryError)) throw e; break; }
+  let refilled = 0;
+  for (const block of [16 * MiB, MiB]) {
+    for (;;) {
+      try { views.push(pool.alloc(Uint8Array, block)); refilled += block; } catch (e) { if (!(e instanceof OutOfMemoryError)) throw e; break; }
+    }
   }
-  const refilled = views.length * 16 * MiB;
   for (const v of views) pool.free(v);
   if (refilled < memEnd - base - 64 * MiB) fail(`only ${refilled} bytes could be had again of ${memEnd}: memory leaked`);
   const stats = pool.stats();
