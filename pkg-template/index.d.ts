@@ -32,7 +32,7 @@ export interface SubmitOptions {
   /**
    * ArrayBuffers handed over, as in `postMessage`: detached from the caller once the task is
    * admitted (or, with `submit`, queued to wait). An argument that is a listed buffer of at
-   * least 128 KiB in browsers (512 KiB in Node, Deno and Bun), or a view of that many bytes on
+   * least 128 KiB, or a view of that many bytes on
    * one, is moved to the worker without a copy and arrives as `postMessage` delivers it (the
    * whole buffer, a view at its offset); a smaller one is copied as by value. A
    * SharedArrayBuffer, a view (list its `.buffer`), a detached or a repeated buffer is a

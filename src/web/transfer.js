@@ -62,12 +62,10 @@ export function detachAll(items, handover) {
 const handed = new Map();
 
 // The smallest listed buffer (or view) an argument hands over by message. Below it one copy
-// through the shared memory costs less than a message. Node copies ~3× faster than Chromium
-// and moves a buffer slower (Node 20 has no `ArrayBuffer.prototype.transfer`, so detaching at
-// admission is a transferring structuredClone), so its threshold is higher; the figures are
-// in bench/README.md ("Handovers").
-const isNode = typeof process === 'object' && process?.versions?.node != null;
-export const HANDOVER_MIN_BYTES = isNode ? 512 << 10 : 128 << 10;
+// through the shared memory costs less than a message. From 256 KiB on a message wins in Node
+// too once the run lasts: the copy's fresh buffer on the worker faults its pages in again and
+// again while the worker's garbage collector frees them late (bench/README.md, "Handovers").
+export const HANDOVER_MIN_BYTES = 128 << 10;
 
 // Which entry of the list `items` the buffer of `v` (a buffer or a view of `n` bytes) is, or -1
 // when it is not listed or is too small to hand over.
