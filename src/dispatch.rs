@@ -259,7 +259,7 @@ impl<T> Dispatch<T> {
         let Reserved { pushed, taken_seen } = &self.submit.0;
         let mut n = pushed.load(Ordering::SeqCst);
         // Places the routes hold (0 in a pool that never routes).
-        let limit = self.capacity.saturating_sub(self.routed.load(Ordering::SeqCst));
+        let limit = self.capacity.saturating_sub(self.routed());
         loop {
             if n.wrapping_sub(taken_seen.load(Ordering::Relaxed)) >= limit {
                 let taken = self.taken.0.load(Ordering::SeqCst);
@@ -375,8 +375,6 @@ impl<T> Dispatch<T> {
     }
 
     /// Items routed to workers and not yet taken (a snapshot).
-    // Used by the wasm owner's routing (`web/owner.rs`).
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub fn routed(&self) -> usize {
         self.routed.load(Ordering::SeqCst)
     }
