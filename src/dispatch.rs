@@ -57,6 +57,21 @@ const LEAD_SPIN_POLLS: u32 = 2048;
 #[cfg(loom)]
 const LEAD_SPIN_POLLS: u32 = 1;
 
+/// A worker counted as polling (`Dispatch::spinners`) until this is dropped; see
+/// [`Dispatch::hold_poll`]. `lead`: no other worker polled when it was taken, so this one
+/// polls long.
+#[must_use = "dropping the hold at once stops counting the worker as polling"]
+pub struct PollHold<'a> {
+    spinners: &'a AtomicU32,
+    lead: bool,
+}
+
+impl Drop for PollHold<'_> {
+    fn drop(&mut self) {
+        self.spinners.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// Broadcast copies that may wait for one worker at once; one more is refused as a full queue.
 pub const MAILBOX_CAPACITY: usize = 16;
 
@@ -481,11 +496,34 @@ impl<T> Dispatch<T> {
             && self.route(index).is_none_or(Mailbox::is_empty)
     }
 
+    /// Worker side: counts the calling worker as polling from now until its next look at the
+    /// queue, which [`next`](Self::next) makes with the returned hold. A worker takes one
+    /// before it settles a task: a caller that answers the result with its next task then sees
+    /// the worker as polling and skips its wake-up, and the worker takes that task itself
+    /// instead of a sleeper being woken for it ("Polling workers", src/README.md). Dropping the
+    /// hold (also on unwinding) lowers the count.
+    pub fn hold_poll(&self) -> PollHold<'_> {
+        // SeqCst: a submitter that sees this count skips its wake-up (`wake_for_lanes`).
+        let lead = self.spinners.fetch_add(1, Ordering::SeqCst) == 0;
+        PollHold { spinners: &self.spinners, lead }
+    }
+
     /// Worker side: worker `index`'s next item, sleeping while there is none and admission is
     /// open. `None` once admission is closed and nothing is left for it: the worker should exit.
-    pub fn next(&self, index: usize) -> Option<T> {
+    /// `hold`, from [`hold_poll`](Self::hold_poll), is released after the first look at the
+    /// queue finds an item, or carried into the poll before sleeping.
+    pub fn next(&self, index: usize, hold: Option<PollHold<'_>>) -> Option<T> {
+        let mut hold = hold;
         loop {
             if let Some(v) = self.pop(index) {
+                // Lowered before `pass_on` looks at the counts: a submitter that skipped its
+                // wake-up for this hold reserved before it saw the count, so that look sees it.
+                // The fence is the worker's half of the Dekker pair with the submitter's (loom
+                // finds the stranded item without it: `a_held_poll_passes_a_second_item_on`).
+                if let Some(hold) = hold.take() {
+                    drop(hold);
+                    fence(Ordering::SeqCst);
+                }
                 self.pass_on();
                 return Some(v);
             }
@@ -498,7 +536,7 @@ impl<T> Dispatch<T> {
                     return None;
                 }
             }
-            if self.spin_until_work(index) {
+            if self.spin_until_work(index, hold.take()) {
                 continue;
             }
             let seen = self.bell.load();
@@ -528,12 +566,11 @@ impl<T> Dispatch<T> {
     /// time the pool falls idle), so that a caller awaiting one task at a time finds it awake;
     /// the others poll briefly and sleep, leaving the cores to the submitter. The figures
     /// behind both counts are in bench/README.md ("Round trips").
-    fn spin_until_work(&self, index: usize) -> bool {
+    fn spin_until_work(&self, index: usize, hold: Option<PollHold<'_>>) -> bool {
         // One idle worker at a time polls long: it catches the next submission without a
         // futex round trip, while the others sleep and leave the cores to the submitter.
-        // SeqCst: a submitter that sees this count skips its wake-up (`wake_for_lanes`).
-        let lead = self.spinners.fetch_add(1, Ordering::SeqCst) == 0;
-        let polls = if lead { LEAD_SPIN_POLLS } else { SPIN_POLLS };
+        let hold = hold.unwrap_or_else(|| self.hold_poll());
+        let polls = if hold.lead { LEAD_SPIN_POLLS } else { SPIN_POLLS };
         let mut found = false;
         for i in 0..polls {
             if !self.idle(index) || self.is_closed() {
@@ -547,7 +584,7 @@ impl<T> Dispatch<T> {
             #[cfg(loom)]
             let _ = i;
         }
-        self.spinners.fetch_sub(1, Ordering::SeqCst);
+        drop(hold);
         // A reservation whose push is under way also counts as work; loom must be told that
         // the retry waits on another thread (natively the retry just spins until it lands).
         #[cfg(loom)]

@@ -78,7 +78,7 @@ pub use task::{is_cancelled, TaskHandle};
 
 #[cfg(loom)]
 #[doc(hidden)]
-pub use dispatch::{Dispatch, Priority};
+pub use dispatch::{Dispatch, PollHold, Priority};
 #[cfg(loom)]
 #[doc(hidden)]
 pub use {completion::Completions, sync::Futex};

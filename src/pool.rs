@@ -143,7 +143,10 @@ impl Shared {
         let slot = &self.slots[index];
         let c = &self.counters;
         LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
-        while let Some(task) = self.dispatch.next(index) {
+        // Held from before a task is settled until the next look at the queue: the caller
+        // answering the result finds this worker polling ("Polling workers", src/README.md).
+        let mut hold = None;
+        while let Some(task) = self.dispatch.next(index, hold.take()) {
             backend::taken_over();
             slot.set(&task);
             if self.forced.load(Ordering::SeqCst) {
@@ -163,6 +166,7 @@ impl Shared {
                 LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
                 return Some(task);
             }
+            hold = Some(self.dispatch.hold_poll());
             if !ran {
                 // Settled while queued: no completion follows, but its slot is free now.
                 backend::skipped(self);

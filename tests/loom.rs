@@ -99,7 +99,7 @@ fn sleeping_worker_is_woken_and_drains_before_exit() {
             let d = d.clone();
             thread::spawn(move || {
                 let mut got = Vec::new();
-                while let Some(v) = d.next(0) {
+                while let Some(v) = d.next(0, None) {
                     got.push(v);
                 }
                 got
@@ -122,10 +122,58 @@ fn a_polling_worker_takes_the_item_without_a_wake_up() {
         let d = Arc::new(Dispatch::new(2, 1, 1).unwrap());
         let worker = {
             let d = d.clone();
-            thread::spawn(move || d.next(0))
+            thread::spawn(move || d.next(0, None))
         };
         assert!(d.try_push(1u8, Priority::Normal).is_ok());
         assert_eq!(worker.join().unwrap(), Some(1));
+        d.close();
+    });
+}
+
+/// A worker that holds its poll across settling a task ("Polling workers" in src/README.md):
+/// the caller's next item, pushed while the hold counts the worker as polling, skips its
+/// notify; the worker's next look must take it. A lost wake-up is a loom deadlock.
+#[test]
+fn a_worker_holding_its_poll_takes_the_next_item() {
+    model(|| {
+        let d = Arc::new(Dispatch::new(2, 1, 1).unwrap());
+        let worker = {
+            let d = d.clone();
+            thread::spawn(move || {
+                let hold = d.hold_poll();
+                d.next(0, Some(hold))
+            })
+        };
+        assert!(d.try_push(1u8, Priority::Normal).is_ok());
+        assert_eq!(worker.join().unwrap(), Some(1));
+        d.close();
+    });
+}
+
+/// A second item pushed while one worker holds its poll and another sleeps: the holder takes
+/// one, and the other is not stranded behind the skipped notify (the holder's `pass_on`, after
+/// it lowers the count, wakes the sleeper). Each worker takes exactly one. The first item is
+/// queued before the workers start, which keeps the model small enough to explore.
+#[test]
+fn a_held_poll_passes_a_second_item_on_to_a_sleeper() {
+    model(|| {
+        let d = Arc::new(Dispatch::new(2, 2, 1).unwrap());
+        assert!(d.try_push(1u8, Priority::Normal).is_ok());
+        let holder = {
+            let d = d.clone();
+            thread::spawn(move || {
+                let hold = d.hold_poll();
+                d.next(0, Some(hold))
+            })
+        };
+        let sleeper = {
+            let d = d.clone();
+            thread::spawn(move || d.next(1, None))
+        };
+        assert!(d.try_push(2u8, Priority::Normal).is_ok());
+        let mut got = [holder.join().unwrap(), sleeper.join().unwrap()];
+        got.sort();
+        assert_eq!(got, [Some(1), Some(2)]);
         d.close();
     });
 }
@@ -135,7 +183,7 @@ fn counting_worker(d: &Arc<Dispatch<u8>>) -> thread::JoinHandle<usize> {
     let d = d.clone();
     thread::spawn(move || {
         let mut n = 0;
-        while d.next(0).is_some() {
+        while d.next(0, None).is_some() {
             n += 1;
         }
         n
