@@ -44,6 +44,8 @@ extern "C" {
     fn schedule(ms: f64, callback: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = crossOriginIsolationProblem)]
     fn cross_origin_isolation_problem() -> Option<String>;
+    #[wasm_bindgen(js_name = threadMayWait)]
+    fn thread_may_wait() -> bool;
     #[wasm_bindgen(js_name = setWorkerScript)]
     fn set_worker_script(url: &JsValue, spawn_web: &js_sys::Function);
 }
@@ -193,6 +195,13 @@ impl Main {
         if let Err(oom) = stacks_fit(shared.workers) {
             shared.dispatch.close();
             return Err(BuildError::OutOfMemory(oom));
+        }
+        // An owner thread that may block (Node's, Deno's and Bun's main threads, a worker that
+        // owns a pool; not a page's thread) sleeps on a busy heap lock like the workers do,
+        // instead of spinning while a descheduled worker holds it.
+        #[cfg(feature = "worker-alloc")]
+        if thread_may_wait() {
+            super::worker_alloc::may_wait();
         }
         shared.delivery.message_mode.store((doorbell == Doorbell::Message) as u32, Ordering::Relaxed);
         let glue_url = IMPORT_META.with(ImportMeta::url);

@@ -36,6 +36,7 @@ export class WorkerSet {
     this.workers = new Map();
     this.stopped = false;
     this.hold = null; // Deno: the timer that keeps the event loop open while `watch` waits
+    this.drain = null; // set by `watch`: resolves every delivered completion
   }
 
   spawn(index) {
@@ -55,6 +56,10 @@ export class WorkerSet {
         this.post(index, { ringpoolHandover: msg.detail, buffers }, buffers);
         return;
       }
+      // The doorbell goes straight to the drain: passing its kind as a string would allocate
+      // in the shared heap on every ring, where the owner then waited on the workers' heap
+      // lock (~20 % of its CPU in a stream of 40 µs tasks; bench/README.md, "CPU tasks").
+      if (msg.type === 'ring' && this.drain) return void this.drain();
       this.onEvent(msg.type, msg.index, msg.detail ?? '');
     };
     const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
@@ -117,6 +122,7 @@ export class WorkerSet {
 
   // Calls `drain()` each time the 32-bit word at `byteAddr` changes; stops when it returns false.
   watch(byteAddr, drain) {
+    this.drain = drain;
     const cells = new Int32Array(this.memory.buffer);
     const idx = byteAddr >>> 2;
     // Deno's event loop does not wait for a pending Atomics.waitAsync: once its workers have
@@ -192,6 +198,17 @@ export function resolveModuleUrl(spec) {
 let taskModule = null;
 export function taskExport(name) {
   return taskModule?.[name];
+}
+
+// Whether this thread may block in `Atomics.wait`: Node's, Deno's and Bun's main threads and
+// any worker may; a page's thread may not (it throws before it compares the value, so the
+// probe never sleeps). Asked by the owner thread as a pool starts (owner.rs).
+let mayWait = null;
+export function threadMayWait() {
+  if (mayWait === null) {
+    try { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0); mayWait = true; } catch { mayWait = false; }
+  }
+  return mayWait;
 }
 
 // This worker's index in its pool (`this.workerIndex` in a task), -1 outside workers.

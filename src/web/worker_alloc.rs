@@ -35,8 +35,11 @@
 //! object results the owner's frees and the workers' allocations met there for 7–11 % of each
 //! thread's CPU (Node profile). So the heap is entered through [`HeapLock`] first (std's lock
 //! is then never contended): a short spin, after which a worker sleeps on the lock word and
-//! leaves the core to the holder; threads that may not sleep (the owner, any non-pool thread)
-//! keep spinning, but only on a load. Measured (Node, interleaved A/B against std's lock, 10
+//! leaves the core to the holder. An owner thread that may block (Node's, Deno's and Bun's
+//! main threads; `threadMayWait` in worker.js) sleeps the same way: spinning there, Node's
+//! main thread lost ~20 % of its CPU in a stream of 40 µs tasks (bench/README.md, "CPU
+//! tasks"). Threads that may not sleep (a page's thread, any non-pool thread) keep spinning,
+//! but only on a load. Measured (Node, interleaved A/B against std's lock, 10
 //! rounds of 20,000 tasks, 64 in flight): throughput medians +5 % (no-op), +10 % (object
 //! result), +10 % (Rust task), CPU per task −11 %, +1 %, −3 %; this VM's noise is about ±10 %,
 //! so read it as no loss and some gain. The contention itself stays (the owner frees what
@@ -73,11 +76,13 @@ static HEAP: AtomicI32 = AtomicI32::new(0);
 const HEAP_SPINS: u32 = 20_000;
 
 std::thread_local! {
-    /// This thread may block in `memory.atomic.wait32` (a pool worker; see [`may_wait`]).
+    /// This thread may block in `memory.atomic.wait32` (a pool worker, or an owner thread
+    /// that may; see [`may_wait`]).
     static MAY_WAIT: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Marks the calling thread (a pool worker) as one that may sleep while the heap is busy.
+/// Marks the calling thread (a pool worker, or an owner thread where `Atomics.wait` is
+/// allowed) as one that may sleep while the heap is busy.
 pub(crate) fn may_wait() {
     MAY_WAIT.with(|w| w.set(true));
 }
