@@ -20,7 +20,7 @@
 //! `capacity` with the lanes: a lane push refuses while `pushed - taken + routed` is at
 //! `capacity`, and the owner routes only into an empty queue below it.
 //!
-//! **Sleep/wake.** Workers sleep on one [`Futex`] (the *bell*) and announce themselves in
+//! **Sleep/wake** (in `dispatch/sleep.rs`, with polling and the hold). Workers sleep on one [`Futex`] (the *bell*) and announce themselves in
 //! `sleepers` first; a submitter only touches the bell when somebody sleeps, so a busy pool
 //! pays no wake-up cost. The protocol is the classic event count (see `src/README.md`):
 //!
@@ -40,37 +40,9 @@
 use crate::ring::{CachePadded, CapacityError, PushError, Ring};
 use crate::sync::{fence, AtomicPtr, AtomicU32, AtomicUsize, Futex, Ordering};
 
-/// How many times an idle worker polls the queue before it sleeps (see `spin_until_work`):
-/// the first idle worker polls long enough to bridge a caller's round trip (its result
-/// reaching the caller and the next task coming back: tens of µs), the others briefly. Wasm
-/// has no pause instruction (`spin_loop` is a no-op there), so a poll takes a few ns and the
-/// lead polls ~0.15 ms; natively each poll also pauses, and 2048 already last that long.
-/// Under loom a worker polls once, so that the model covers a submitter skipping its wake-up.
-#[cfg(not(loom))]
-const SPIN_POLLS: u32 = 512;
+mod sleep;
 #[cfg(loom)]
-const SPIN_POLLS: u32 = 1;
-#[cfg(all(not(loom), target_arch = "wasm32"))]
-const LEAD_SPIN_POLLS: u32 = 65536;
-#[cfg(all(not(loom), not(target_arch = "wasm32")))]
-const LEAD_SPIN_POLLS: u32 = 2048;
-#[cfg(loom)]
-const LEAD_SPIN_POLLS: u32 = 1;
-
-/// A worker counted as polling (`Dispatch::spinners`) until this is dropped; see
-/// [`Dispatch::hold_poll`]. `lead`: no other worker polled when it was taken, so this one
-/// polls long.
-#[must_use = "dropping the hold at once stops counting the worker as polling"]
-pub struct PollHold<'a> {
-    spinners: &'a AtomicU32,
-    lead: bool,
-}
-
-impl Drop for PollHold<'_> {
-    fn drop(&mut self) {
-        self.spinners.fetch_sub(1, Ordering::SeqCst);
-    }
-}
+pub use sleep::PollHold;
 
 /// Broadcast copies that may wait for one worker at once; one more is refused as a full queue.
 pub const MAILBOX_CAPACITY: usize = 16;
@@ -311,37 +283,6 @@ impl<T> Dispatch<T> {
         Ok(())
     }
 
-    /// After a push into a lane: wakes one sleeper, unless a worker is polling the queue. That
-    /// worker then takes an item without a futex round trip, and the submitter (a browser main
-    /// thread, say) pays no `notify` ("Polling workers", src/README.md): it stops polling only
-    /// after its `spinners` decrement, which comes after our load, so its next look at the
-    /// queue (a poll, `pass_on`, or the re-check before sleeping) sees this item.
-    fn wake_for_lanes(&self) {
-        fence(Ordering::SeqCst);
-        if self.sleepers.load(Ordering::SeqCst) > 0 && !self.polling() {
-            self.bell.bump_and_wake(1);
-        }
-    }
-
-    /// Whether some worker is in `spin_until_work`.
-    fn polling(&self) -> bool {
-        self.spinners.load(Ordering::SeqCst) > 0
-    }
-
-    /// Called by a worker that just took an item: if more wait in the lanes and nobody polls,
-    /// it wakes one sleeper for them. A burst that found one polling worker then spreads over
-    /// the sleeping ones one wake-up at a time, instead of waiting for that worker.
-    fn pass_on(&self) {
-        // Sleepers first: a busy pool, where nobody sleeps, pays this one load per task.
-        if self.sleepers.load(Ordering::SeqCst) == 0 {
-            return;
-        }
-        let taken = self.taken.0.load(Ordering::SeqCst);
-        if self.submit.0.pushed.load(Ordering::SeqCst) != taken {
-            self.wake_for_lanes();
-        }
-    }
-
     fn lane<'a>(&self, lazy: &'a Lazy<Ring<T>>) -> &'a Ring<T> {
         lazy.get_or_init(|| Ring::new(self.capacity).expect("the normal lane has this capacity"))
     }
@@ -453,14 +394,6 @@ impl<T> Dispatch<T> {
         Ok(())
     }
 
-    /// After a push: wakes `n` sleepers if there are any.
-    fn wake(&self, n: u32) {
-        fence(Ordering::SeqCst);
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
-            self.bell.bump_and_wake(n);
-        }
-    }
-
     /// Takes worker `index`'s next item without waiting: its mailbox first, then the lanes,
     /// highest first. Any thread may take from the lanes (`usize::MAX`: no mailbox).
     pub fn pop(&self, index: usize) -> Option<T> {
@@ -494,104 +427,6 @@ impl<T> Dispatch<T> {
         self.submit.0.pushed.load(Ordering::SeqCst) == taken
             && self.mailbox(index).is_none_or(Mailbox::is_empty)
             && self.route(index).is_none_or(Mailbox::is_empty)
-    }
-
-    /// Worker side: counts the calling worker as polling from now until its next look at the
-    /// queue, which [`next`](Self::next) makes with the returned hold. A worker takes one
-    /// before it settles a task: a caller that answers the result with its next task then sees
-    /// the worker as polling and skips its wake-up, and the worker takes that task itself
-    /// instead of a sleeper being woken for it ("Polling workers", src/README.md). Dropping the
-    /// hold (also on unwinding) lowers the count.
-    pub fn hold_poll(&self) -> PollHold<'_> {
-        // SeqCst: a submitter that sees this count skips its wake-up (`wake_for_lanes`).
-        let lead = self.spinners.fetch_add(1, Ordering::SeqCst) == 0;
-        PollHold { spinners: &self.spinners, lead }
-    }
-
-    /// Worker side: worker `index`'s next item, sleeping while there is none and admission is
-    /// open. `None` once admission is closed and nothing is left for it: the worker should exit.
-    /// `hold`, from [`hold_poll`](Self::hold_poll), is released after the first look at the
-    /// queue finds an item, or carried into the poll before sleeping.
-    pub fn next(&self, index: usize, hold: Option<PollHold<'_>>) -> Option<T> {
-        let mut hold = hold;
-        loop {
-            if let Some(v) = self.pop(index) {
-                // Lowered before `pass_on` looks at the counts: a submitter that skipped its
-                // wake-up for this hold reserved before it saw the count, so that look sees it.
-                // The fence is the worker's half of the Dekker pair with the submitter's (loom
-                // finds the stranded item without it: `a_held_poll_passes_a_second_item_on`).
-                if let Some(hold) = hold.take() {
-                    drop(hold);
-                    fence(Ordering::SeqCst);
-                }
-                self.pass_on();
-                return Some(v);
-            }
-            // The reservation counts cover reservations, so a push that is under way
-            // keeps the worker here until it lands (or is refused and released).
-            if self.is_closed() {
-                // Pairs with the fence between a reservation and its closed check.
-                fence(Ordering::SeqCst);
-                if self.idle(index) {
-                    return None;
-                }
-            }
-            if self.spin_until_work(index, hold.take()) {
-                continue;
-            }
-            let seen = self.bell.load();
-            self.sleepers.fetch_add(1, Ordering::SeqCst);
-            // The worker's half of the Dekker pair with `wake`'s fence. SeqCst accesses alone
-            // already order it in the C++ model, but loom treats them as acquire/release and
-            // then finds a lost wake-up (tests/loom.rs,
-            // `a_polling_worker_takes_the_item_without_a_wake_up`). On the sleep path, already
-            // a futex wait, the fence costs nothing measurable.
-            fence(Ordering::SeqCst);
-            let idle = self.idle(index);
-            if idle && !self.is_closed() {
-                self.bell.wait(seen);
-            }
-            self.sleepers.fetch_sub(1, Ordering::SeqCst);
-            if !idle {
-                // A place is reserved and its push not done yet: let the pusher run.
-                crate::sync::spin_hint();
-            }
-        }
-    }
-
-    /// Polls the queue a while before going to sleep: in a stream of short tasks the next one
-    /// usually arrives within microseconds, and a worker that is still awake then costs the
-    /// submitter no `notify` and itself no futex round trip. `true` if work (or close) showed
-    /// up. Only the first idle worker polls long (`LEAD_SPIN_POLLS`, ~0.15 ms of one core each
-    /// time the pool falls idle), so that a caller awaiting one task at a time finds it awake;
-    /// the others poll briefly and sleep, leaving the cores to the submitter. The figures
-    /// behind both counts are in bench/README.md ("Round trips").
-    fn spin_until_work(&self, index: usize, hold: Option<PollHold<'_>>) -> bool {
-        // One idle worker at a time polls long: it catches the next submission without a
-        // futex round trip, while the others sleep and leave the cores to the submitter.
-        let hold = hold.unwrap_or_else(|| self.hold_poll());
-        let polls = if hold.lead { LEAD_SPIN_POLLS } else { SPIN_POLLS };
-        let mut found = false;
-        for i in 0..polls {
-            if !self.idle(index) || self.is_closed() {
-                found = true;
-                break;
-            }
-            #[cfg(not(loom))]
-            for _ in 0..(1 + i.min(SPIN_POLLS) / 64) {
-                crate::sync::spin_hint();
-            }
-            #[cfg(loom)]
-            let _ = i;
-        }
-        drop(hold);
-        // A reservation whose push is under way also counts as work; loom must be told that
-        // the retry waits on another thread (natively the retry just spins until it lands).
-        #[cfg(loom)]
-        if found {
-            crate::sync::spin_hint();
-        }
-        found
     }
 
     /// Closes admission and wakes every sleeper so workers can drain and exit. `true` for the

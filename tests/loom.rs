@@ -130,6 +130,15 @@ fn a_polling_worker_takes_the_item_without_a_wake_up() {
     });
 }
 
+/// Worker 0 taking its hold as after settling a task, then its next item.
+fn held_worker(d: &Arc<Dispatch<u8>>) -> thread::JoinHandle<Option<u8>> {
+    let d = d.clone();
+    thread::spawn(move || {
+        let hold = d.hold_poll();
+        d.next(0, Some(hold))
+    })
+}
+
 /// A worker that holds its poll across settling a task ("Polling workers" in src/README.md):
 /// the caller's next item, pushed while the hold counts the worker as polling, skips its
 /// notify; the worker's next look must take it. A lost wake-up is a loom deadlock.
@@ -137,13 +146,7 @@ fn a_polling_worker_takes_the_item_without_a_wake_up() {
 fn a_worker_holding_its_poll_takes_the_next_item() {
     model(|| {
         let d = Arc::new(Dispatch::new(2, 1, 1).unwrap());
-        let worker = {
-            let d = d.clone();
-            thread::spawn(move || {
-                let hold = d.hold_poll();
-                d.next(0, Some(hold))
-            })
-        };
+        let worker = held_worker(&d);
         assert!(d.try_push(1u8, Priority::Normal).is_ok());
         assert_eq!(worker.join().unwrap(), Some(1));
         d.close();
@@ -159,13 +162,7 @@ fn a_held_poll_passes_a_second_item_on_to_a_sleeper() {
     model(|| {
         let d = Arc::new(Dispatch::new(2, 2, 1).unwrap());
         assert!(d.try_push(1u8, Priority::Normal).is_ok());
-        let holder = {
-            let d = d.clone();
-            thread::spawn(move || {
-                let hold = d.hold_poll();
-                d.next(0, Some(hold))
-            })
-        };
+        let holder = held_worker(&d);
         let sleeper = {
             let d = d.clone();
             thread::spawn(move || d.next(1, None))

@@ -123,10 +123,9 @@ pub(crate) struct Main {
 }
 
 /// What a worker, or its `Worker` object, told the owner thread (`worker.js` posts
-/// `{ type, index, detail }`).
+/// `{ type, index, detail }`). The doorbell's `ring` message is not one: `worker.js` hands
+/// it to the drain that `watch` was given.
 enum WorkerEvent {
-    /// `ring`: completions wait (the message doorbell).
-    Ring,
     /// `ready`: it started. Its TLS block and stack (the owner frees them if it dies in a
     /// trap), and the task module's function exports.
     Ready { thread_memory: Option<(f64, f64)>, exports: Vec<String> },
@@ -146,7 +145,6 @@ impl WorkerEvent {
     fn read(kind: &str, detail: &JsValue) -> Option<Self> {
         let text = || detail.as_string().unwrap_or_default();
         Some(match kind {
-            "ring" => WorkerEvent::Ring,
             "ready" => {
                 let get = |k: &str| js_sys::Reflect::get(detail, &k.into()).unwrap_or(JsValue::UNDEFINED);
                 let exports = get("exports");
@@ -345,9 +343,6 @@ impl Main {
 
     fn on_event(&self, index: i32, event: WorkerEvent) {
         match event {
-            WorkerEvent::Ring => {
-                self.drain();
-            }
             WorkerEvent::Ready { thread_memory, exports } => {
                 let i = index as usize;
                 let first = {

@@ -56,10 +56,10 @@ export class WorkerSet {
         this.post(index, { ringpoolHandover: msg.detail, buffers }, buffers);
         return;
       }
-      // The doorbell goes straight to the drain: passing its kind as a string would allocate
-      // in the shared heap on every ring, where the owner then waited on the workers' heap
-      // lock (~20 % of its CPU in a stream of 40 µs tasks; bench/README.md, "CPU tasks").
-      if (msg.type === 'ring' && this.drain) return void this.drain();
+      // The doorbell goes straight to the drain (`watch` runs before any worker can post):
+      // passing its kind to Rust as a string allocated in the shared heap on every ring,
+      // where the owner then waited on the workers' heap lock (bench/README.md, "CPU tasks").
+      if (msg.type === 'ring') return void this.drain();
       this.onEvent(msg.type, msg.index, msg.detail ?? '');
     };
     const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
@@ -219,7 +219,7 @@ export function workerIndex() {
 
 let post = null;
 export function postDoorbell() {
-  post({ type: 'ring', index: -1 });
+  post({ type: 'ring' });
 }
 
 // `listen(handler)`: receives the owner's messages after the start-up one (handovers).
