@@ -14,6 +14,12 @@
 //! pushes on top of a quiet node therefore sees the flag (the head CAS that reads the node
 //! synchronises with the CAS that published it), so a loud push is never left without a
 //! ring; quiet items wait at most until the next loud push (model-checked too).
+//!
+//! While the owner *catches* (waits for the stack itself for a moment after admitting a task
+//! into an idle pool: [`Completions::begin_catch`]), a push that must ring rings the catch
+//! instead of the doorbell ([`Completions::catching`]): the owner takes the stack after
+//! [`Completions::end_catch`], and a pusher that saw the flag raised pushed before that
+//! (src/README.md, "The owner's catch"; model-checked too).
 
 use crate::sync::{AtomicBool, AtomicPtr, Ordering};
 
@@ -29,6 +35,9 @@ pub struct Completions<T> {
     /// Raised by every quiet push before it publishes its node; the next loud push that
     /// finds the stack non-empty lowers it and rings. May be stale (an extra ring, no harm).
     unrung: AtomicBool,
+    /// Raised while the owner waits for the stack itself; a push that must ring and sees it
+    /// rings the owner's catch instead. Written only by the owner.
+    catching: AtomicBool,
 }
 
 // SAFETY: items move between threads through the stack; nodes are owned by exactly one side
@@ -45,7 +54,34 @@ impl<T> Default for Completions<T> {
 
 impl<T> Completions<T> {
     pub fn new() -> Self {
-        Completions { head: AtomicPtr::new(std::ptr::null_mut()), unrung: AtomicBool::new(false) }
+        Completions { head: AtomicPtr::new(std::ptr::null_mut()), unrung: AtomicBool::new(false), catching: AtomicBool::new(false) }
+    }
+
+    /// Owner side: from now until [`end_catch`](Self::end_catch) the owner watches the stack
+    /// ([`is_empty`](Self::is_empty)) itself, and a push that must ring rings the catch.
+    pub fn begin_catch(&self) {
+        self.catching.store(true, Ordering::SeqCst);
+    }
+
+    /// Owner side: ends a catch. The owner must then take the stack ([`take_all`](Self::take_all)):
+    /// a push that rang the catch instead of the doorbell published its node before it read
+    /// the flag, and that read came before this store. No fence is needed: the take's swap
+    /// and the push's CAS are read-modify-writes of `head`, so one of them reads the other. If
+    /// the swap reads the push, the node is taken; if the CAS reads the swap, the push comes
+    /// after the store, so it reads the flag lowered and rings the doorbell.
+    pub fn end_catch(&self) {
+        self.catching.store(false, Ordering::SeqCst);
+    }
+
+    /// Whether nothing is waiting to be taken (the owner's poll while it catches).
+    pub fn is_empty(&self) -> bool {
+        self.head.load(Ordering::Acquire).is_null()
+    }
+
+    /// Pusher side, after a push that must ring: whether the owner is catching, so that the
+    /// ring goes to its catch and not to the doorbell (see `end_catch`).
+    pub fn catching(&self) -> bool {
+        self.catching.load(Ordering::SeqCst)
     }
 
     /// Pushes `item`. Returns `true` if the caller must ring the doorbell: the stack was

@@ -77,6 +77,9 @@ impl Backend {
         Ok(Backend { timer: Arc::new(TimerQueue::default()) })
     }
 
+    /// A task was admitted; natively the owner has no event loop to spare a wake-up.
+    pub(crate) fn admitted(&self) {}
+
     pub(crate) fn deadline(&self, after: Duration) -> Deadline {
         Instant::now() + after
     }

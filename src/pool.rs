@@ -423,6 +423,7 @@ impl WorkerPool {
         if options.cancel.is_some() || options.timeout.is_some() {
             self.watch(&(task.clone() as TaskRef), options);
         }
+        self.backend.admitted();
         let task: Arc<dyn Output<T>> = task;
         Ok(TaskHandle { task })
     }

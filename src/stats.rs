@@ -108,6 +108,13 @@ impl Counters {
         }
     }
 
+    /// Accepted tasks not settled yet (queued or running): the wasm owner's catch asks.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn in_flight(&self) -> u64 {
+        let settled = self.completed.load(Ordering::SeqCst) + self.failed.load(Ordering::SeqCst);
+        self.accepted.load(Ordering::SeqCst).saturating_sub(settled)
+    }
+
     /// A worker started a body.
     pub(crate) fn body_started(&self) {
         self.started.fetch_add(1, Ordering::SeqCst);

@@ -125,6 +125,16 @@ impl Futex {
         }
     }
 
+    /// `wait` for at most `timeout_us` µs (wasm only: the owner's catch).
+    #[cfg(all(target_arch = "wasm32", not(loom)))]
+    pub fn wait_timeout(&self, expected: u32, timeout_us: f64) {
+        let ns = (timeout_us * 1000.0) as i64;
+        // SAFETY: as in `wait`.
+        unsafe {
+            core::arch::wasm32::memory_atomic_wait32(self.word.as_ptr() as *mut i32, expected as i32, ns.max(0));
+        }
+    }
+
     fn wake(&self, count: u32) {
         #[cfg(all(target_arch = "wasm32", not(loom)))]
         // SAFETY: as in `wait`; notify never blocks and is allowed on the main thread.

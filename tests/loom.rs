@@ -275,6 +275,49 @@ fn completions_are_never_stranded() {
     });
 }
 
+/// The owner's catch (src/README.md): after admitting into an idle pool the owner watches the
+/// stack itself for a moment (one look here), and a push that must ring while it catches rings
+/// the catch bell, not the doorbell. Then the owner takes the stack and falls back to the
+/// doorbell. A ring that went to the catch for an item that take missed would leave the owner
+/// asleep: loom reports a deadlock (it does if the owner takes the stack before it lowers the
+/// flag).
+#[test]
+fn a_catching_owner_strands_no_completion() {
+    model(|| {
+        let stack = Arc::new(Completions::new());
+        let (bell, catch_bell) = (Arc::new(Futex::new(0)), Arc::new(Futex::new(0)));
+        stack.begin_catch();
+        let settlers: Vec<_> = (0..2u32)
+            .map(|v| {
+                let (stack, bell, catch_bell) = (stack.clone(), bell.clone(), catch_bell.clone());
+                thread::spawn(move || {
+                    if stack.push(v) {
+                        if stack.catching() { &catch_bell } else { &bell }.bump_and_wake(1);
+                    }
+                })
+            })
+            .collect();
+        let mut got = Vec::new();
+        if !stack.is_empty() {
+            got.extend(stack.take_all());
+        }
+        stack.end_catch();
+        got.extend(stack.take_all());
+        // Then one take per ring, as the message doorbell drains once per message.
+        let mut seen = 0;
+        while got.len() < 2 {
+            bell.wait(seen);
+            seen = bell.load();
+            got.extend(stack.take_all());
+        }
+        for s in settlers {
+            s.join().unwrap();
+        }
+        got.sort();
+        assert_eq!(got, vec![0, 1]);
+    });
+}
+
 /// Two `submitAll` members complete quietly and the last one to finish rings; a plain task
 /// completes alongside. Whatever the interleaving, the owner's drain loop receives all three
 /// (a quiet item left without a ring would be a deadlock here).

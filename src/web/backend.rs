@@ -39,9 +39,11 @@ pub(crate) fn now_us() -> u64 {
 /// Completions on their way to the owner thread.
 pub(crate) struct Delivery {
     /// Settled tasks pushed by settling threads, taken whole by the owner.
-    head: Completions<TaskRef>,
+    pub(super) head: Completions<TaskRef>,
     /// The doorbell word the owner watches (waitAsync mode).
     pub(super) bell: Futex,
+    /// The word the owner sleeps on, with a timeout, while it catches (catch.rs).
+    pub(super) catch_bell: Futex,
     /// `Doorbell::Message as u32` if workers post a message instead of notifying.
     pub(super) message_mode: AtomicU32,
     /// Thread id of the owner (the thread that created the pool).
@@ -56,6 +58,7 @@ impl Default for Delivery {
         Delivery {
             head: Completions::new(),
             bell: Futex::new(0),
+            catch_bell: Futex::new(0),
             message_mode: AtomicU32::new(0),
             owner: AtomicU32::new(thread_id()),
             waiting: AtomicU32::new(0),
@@ -122,9 +125,15 @@ pub(crate) fn task_ended(run_us: u64) {
 /// short tasks), except after a task of a millisecond or more: then the bell's
 /// `memory.atomic.notify` is used, which costs the worker far less than a `postMessage` and,
 /// measured on the demo's 4096² blur in Chromium, gave 1.01–1.05× rayon's time where messages
-/// gave 0.94× (the owner's `waitAsync` watch is armed in both modes).
+/// gave 0.94× (the owner's `waitAsync` watch is armed in both modes). While the owner catches
+/// (catch.rs) the ring is a notify of its catch bell instead.
 pub(crate) fn ring(shared: &Shared) {
     let d = &shared.delivery;
+    // The owner waits for this completion itself (catch.rs): a notify, no message.
+    if d.head.catching() {
+        d.catch_bell.bump_and_wake(1);
+        return;
+    }
     // On the owner thread itself (cancel, timeout, crash) the bell is the only way: its own
     // pending `waitAsync` wakes on the next turn.
     let message = d.message_mode.load(Ordering::Relaxed) == 1
@@ -217,6 +226,11 @@ impl Backend {
 
     pub(crate) fn main(&self) -> &Rc<Main> {
         &self.main
+    }
+
+    /// A task was admitted (on the owner thread): see `Main::admitted` (catch.rs).
+    pub(crate) fn admitted(&self) {
+        self.main.admitted();
     }
 
     /// A deadline `after` from now, in [`clock`] ms: monotonic, as the JS API's deadlines are

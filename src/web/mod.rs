@@ -34,6 +34,7 @@
 
 pub(crate) mod backend;
 mod owner;
+mod catch;
 mod worker;
 mod abort;
 mod codec;

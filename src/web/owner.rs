@@ -118,6 +118,8 @@ pub(crate) struct Main {
     /// The entries of Rust API tasks' deadlines, by task address: forgotten when the task's
     /// completion is drained, so a settled task keeps no entry (and no timer) alive.
     pub(super) timed: RefCell<HashMap<usize, Watch>>,
+    /// Polling for the result of a task admitted into an idle pool (catch.rs).
+    pub(super) catch: super::catch::Catch,
     _on_event: Closure<dyn FnMut(String, i32, JsValue)>,
     _drain: Closure<dyn FnMut() -> bool>,
 }
@@ -244,6 +246,7 @@ impl Main {
                 on_drain: RefCell::new(None),
                 deadlines: Rc::default(),
                 timed: RefCell::new(HashMap::new()),
+                catch: super::catch::Catch::new(weak.clone(), doorbell == Doorbell::Message && thread_may_wait()),
                 _on_event: on_event,
                 _drain: drain,
             }

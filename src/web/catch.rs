@@ -1,0 +1,118 @@
+//! The owner's catch: after admitting a task into an otherwise idle pool, an owner thread that
+//! may block (Node's, Deno's and Bun's main threads, a worker that owns a pool; never a page's
+//! thread) waits for the result for up to [`CATCH_US`] in a microtask, instead of going back to
+//! its event loop for the worker's doorbell message: it polls the completion stack for
+//! [`POLL_US`], then sleeps on the catch bell, which the worker notifies instead of posting the
+//! message. A caller awaiting one short task at a time then gets its result without a
+//! message's wake-up ("The owner's catch", src/README.md).
+
+use super::backend::clock;
+use super::owner::Main;
+use std::cell::Cell;
+use std::panic::AssertUnwindSafe;
+use std::rc::Weak;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// How long one catch waits (µs): a no-op task's round trip through a polling worker takes a
+/// few µs, the message doorbell's ~10–20 µs more (bench/README.md, "The owner's catch").
+const CATCH_US: f64 = 40.0;
+/// How much of that the owner polls before it sleeps: a worker on another core answers within
+/// it; one that shares the owner's core only runs once the owner sleeps.
+const POLL_US: f64 = 10.0;
+/// After this many catches in a row that found nothing, solo admissions skip catching for a
+/// while: tasks that run longer than a catch cost the owner at most `CATCH_US` every
+/// `MAX_SKIP` of them.
+const MAX_SKIP: u32 = 64;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = queueMicrotask)]
+    fn queue_microtask(f: &js_sys::Function);
+}
+
+pub(super) struct Catch {
+    /// This owner thread may poll: it may block, and workers ring it with messages.
+    enabled: bool,
+    /// A catch is queued and has not run yet.
+    queued: Cell<bool>,
+    /// Solo admissions still to pass over before the next catch.
+    skip: Cell<u32>,
+    /// What `skip` becomes after the next catch that finds nothing (doubles up to `MAX_SKIP`).
+    backoff: Cell<u32>,
+    run: Closure<dyn FnMut()>,
+}
+
+impl Catch {
+    pub(super) fn new(main: Weak<Main>, enabled: bool) -> Self {
+        // Closures must be UnwindSafe under panic=unwind; `Main` is only used on this thread.
+        let main = AssertUnwindSafe(main);
+        let run = Closure::new(move || {
+            let main = &main;
+            if let Some(main) = main.0.upgrade() {
+                main.catch_completions();
+            }
+        });
+        Catch { enabled, queued: Cell::new(false), skip: Cell::new(0), backoff: Cell::new(1), run }
+    }
+}
+
+impl Main {
+    /// After an admission on the owner thread: queues a catch if this task is the only one in
+    /// flight (a caller awaiting one task at a time) and none is queued already.
+    pub(crate) fn admitted(&self) {
+        let c = &self.catch;
+        if !c.enabled || c.queued.get() || self.shared.counters.in_flight() > 1 {
+            return;
+        }
+        if c.skip.get() > 0 {
+            c.skip.set(c.skip.get() - 1);
+            return;
+        }
+        c.queued.set(true);
+        // A microtask: submissions made in the same turn are all admitted first.
+        queue_microtask(c.run.as_ref().unchecked_ref());
+    }
+
+    /// Waits until something is delivered or `CATCH_US` pass, then drains. A push that must
+    /// ring meanwhile notifies the catch bell instead (`Completions::begin_catch`, `ring`); the
+    /// drain after `end_catch` takes every push.
+    fn catch_completions(&self) {
+        let c = &self.catch;
+        c.queued.set(false);
+        let d = &self.shared.delivery;
+        d.head.begin_catch();
+        let start = clock();
+        let elapsed_us = || (clock() - start) * 1000.0;
+        let caught = 'poll: loop {
+            for _ in 0..64 {
+                if !d.head.is_empty() {
+                    break 'poll true;
+                }
+            }
+            if elapsed_us() >= POLL_US {
+                break false;
+            }
+        };
+        let caught = caught || loop {
+            // The bell first: a push after the check below has changed it, so the wait returns.
+            let seen = d.catch_bell.load();
+            if !d.head.is_empty() {
+                break true;
+            }
+            let left = CATCH_US - elapsed_us();
+            if left <= 0.0 {
+                break false;
+            }
+            d.catch_bell.wait_timeout(seen, left);
+        };
+        d.head.end_catch();
+        if caught {
+            c.backoff.set(1);
+        } else {
+            c.skip.set(c.backoff.get());
+            c.backoff.set((c.backoff.get() * 2).min(MAX_SKIP));
+        }
+        self.drain();
+    }
+}
