@@ -1,7 +1,7 @@
 // Worker side of JS-function and task-module tasks (see jsfn.rs): the per-worker cache of
 // compiled task functions, the task context (`this`), and `runTask`, the one call per task.
 import { taskExport, workerIndex } from './worker.js';
-import { claim, fillHanded, takePendingHandover } from './transfer.js';
+import { claim, claimNow, fillHanded, takePendingHandover } from './transfer.js';
 
 export function compileTask(source) {
   let f;
@@ -99,17 +99,17 @@ export function runTask(id, name, addr, n, a0, a1, rest) {
   const idx = addr >>> 2;
   if (cells === null || idx >= cells.length) { outcome = 'stale-memory'; return undefined; }
   const ctx = new TaskContext(idx);
-  // Arguments with handed-over buffers (transfer.js): claim them from the owner, fill them in,
-  // then call; the worker awaits this as it awaits an async task.
+  // Arguments with handed-over buffers (transfer.js): fill them in and call, at once if the
+  // buffers are here already (a routed task in Node), else once they are claimed from the
+  // owner or arrive; the worker awaits that as it awaits an async task.
   const handover = takePendingHandover();
+  const now = handover !== 0 ? claimNow(handover) : undefined;
+  const handed = (buffers) => f.apply(ctx, fillHanded(n <= 2 ? [a0, a1].slice(0, n) : rest, buffers));
   let r;
   try {
-    r = handover !== 0
-      ? claim(handover).then((buffers) => {
-        const args = fillHanded(n <= 2 ? [a0, a1].slice(0, n) : rest, buffers);
-        return f.apply(ctx, args);
-      })
-      : n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest);
+    r = handover === 0
+      ? (n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest))
+      : now !== undefined ? handed(now) : claim(handover).then(handed);
   } catch (e) {
     finishContext(ctx);
     outcome = 'threw';

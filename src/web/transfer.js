@@ -117,6 +117,15 @@ let postClaim = null;
 export function setClaimPoster(post) {
   postClaim = post;
 }
+// Node's workers only (worker.js): takes the messages already queued for this worker and
+// handles them at once (`receiveMessageOnPort`), without a turn of its event loop.
+let receiveNow = null;
+export function setReceiveNow(f) {
+  receiveNow = f;
+}
+// How long a worker waits here for a routed task's buffers: the owner posts them just after
+// the task is admitted, so a worker that took it at once may be ahead of the post by µs.
+const RECEIVE_NOW_MS = 0.2;
 // worker.js: the owner's message for handover `id`: its buffers (null: released, the task
 // settled before it ran), or with `drop`, a routed task that will not run.
 export function onHandover(id, buffers, drop) {
@@ -132,6 +141,17 @@ export function onHandover(id, buffers, drop) {
   claims.delete(id);
   if (buffers === null) c.reject(new Error('the transferred buffers of this task were released: it was settled before it ran'));
   else c.resolve(buffers);
+}
+// A routed task's buffers at once, where the worker can take its messages synchronously
+// (Node): they are usually queued already, and then the task runs without suspending, as a
+// copied one does. `undefined` if they are not here soon: then `claim` waits for them.
+export function claimNow(id) {
+  if (id < ROUTED || receiveNow === null) return undefined;
+  const start = performance.now();
+  while (!received.has(id) && performance.now() - start < RECEIVE_NOW_MS) receiveNow();
+  const buffers = received.get(id);
+  received.delete(id);
+  return buffers;
 }
 // A promise of handover `id`'s buffers: claimed from the owner, or for a routed task, the
 // ones posted to this worker (here already, or on their way).

@@ -9,7 +9,7 @@
 // Worker side: import the wasm-bindgen glue, `initSync` with the shared module and memory,
 // run the Rust worker loop, free the thread's stack and TLS, report, and close.
 
-import { onHandover, setClaimPoster, takeHandover } from './transfer.js';
+import { onHandover, setClaimPoster, setReceiveNow, takeHandover } from './transfer.js';
 
 const isNode = typeof process === 'object' && process?.versions?.node != null;
 
@@ -223,11 +223,14 @@ export function postDoorbell() {
 }
 
 // `listen(handler)`: receives the owner's messages after the start-up one (handovers).
-async function runWorker(data, postToMain, close, listen) {
+// `receiveNow()` (Node): the next queued message, or undefined, without an event-loop turn.
+async function runWorker(data, postToMain, close, listen, receiveNow = null) {
   post = postToMain;
   index = data.index;
   setClaimPoster((id) => postToMain({ type: 'claim', index: data.index, detail: id }));
-  listen((m) => { if (m?.ringpoolHandover !== undefined) onHandover(m.ringpoolHandover, m.buffers, m.drop === true); });
+  const onMessage = (m) => { if (m?.ringpoolHandover !== undefined) onHandover(m.ringpoolHandover, m.buffers, m.drop === true); };
+  listen(onMessage);
+  if (receiveNow) setReceiveNow(() => { const m = receiveNow(); if (m !== undefined) onMessage(m); });
   // The task module first: a module that does not load costs no wasm thread state.
   let exportNames = [];
   if (data.taskModule) {
@@ -280,14 +283,17 @@ async function runWorker(data, postToMain, close, listen) {
 
 if (!globalThis.__ringpoolWorkerStarted) {
   if (isNode) {
-    nodeModule('node:worker_threads').then(({ isMainThread, workerData, parentPort }) => {
+    nodeModule('node:worker_threads').then(({ isMainThread, workerData, parentPort, receiveMessageOnPort }) => {
       if (isMainThread || !workerData?.ringpool || globalThis.__ringpoolWorkerStarted) return;
       globalThis.__ringpoolWorkerStarted = true;
       // Node ends the thread once its port is closed; Deno's worker_threads port has no
       // `close` (it printed an uncaught TypeError per worker), and its worker ends with the
       // web worker's own `close()`.
       const close = () => (typeof parentPort.close === 'function' ? parentPort.close() : globalThis.close?.());
-      runWorker(workerData, (m) => parentPort.postMessage(m), close, (h) => parentPort.on('message', h));
+      // Deno's and Bun's ports may not take `receiveMessageOnPort`: only Node's workers use it.
+      const receiveNow = globalThis.Deno || globalThis.Bun || typeof receiveMessageOnPort !== 'function'
+        ? null : () => receiveMessageOnPort(parentPort)?.message;
+      runWorker(workerData, (m) => parentPort.postMessage(m), close, (h) => parentPort.on('message', h), receiveNow);
     });
   } else if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope &&
              self.name?.startsWith('ringpool:')) {
