@@ -20,9 +20,10 @@ const CATCH_US: f64 = 40.0;
 /// How much of that the owner polls before it sleeps: a worker on another core answers within
 /// it; one that shares the owner's core only runs once the owner sleeps.
 const POLL_US: f64 = 10.0;
-/// After this many catches in a row that found nothing, solo admissions skip catching for a
-/// while: tasks that run longer than a catch cost the owner at most `CATCH_US` every
-/// `MAX_SKIP` of them.
+/// Most solo admissions the owner passes over after a catch that found nothing: each miss in
+/// a row doubles the count (1, 2, 4, …) up to this, and a catch that succeeds resets it, so
+/// tasks that outlast a catch cost the owner one catch (≤ `POLL_US` of CPU, ≤ `CATCH_US` of its
+/// event loop) per `MAX_SKIP` of them.
 const MAX_SKIP: u32 = 64;
 
 #[wasm_bindgen]
