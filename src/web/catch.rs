@@ -20,10 +20,17 @@ const CATCH_US: f64 = 40.0;
 /// How much of that the owner polls before it sleeps: a worker on another core answers within
 /// it; one that shares the owner's core only runs once the owner sleeps.
 const POLL_US: f64 = 10.0;
-/// Most solo admissions the owner passes over after a catch that found nothing: each miss in
-/// a row doubles the count (1, 2, 4, …) up to this, and a catch that succeeds resets it, so
-/// tasks that outlast a catch cost the owner one catch (≤ `POLL_US` of CPU, ≤ `CATCH_US` of its
-/// event loop) per `MAX_SKIP` of them.
+/// A catch that took longer than this counts as a miss for the back-off, even though it got
+/// the result: the doorbell's message would have been about as quick. On this project's VM
+/// there are stretches where the owner and the worker do not run at once (a shared core, or
+/// the host running both vCPUs on one); each catch then polled in vain and slept until
+/// the worker's notify got the owner a core again, 35–40 µs in all, against ~20 µs for the
+/// message (bench/README.md, "The owner's catch").
+const SLOW_US: f64 = 20.0;
+/// Most solo admissions the owner passes over after a catch that found nothing (or was slow):
+/// each miss in a row doubles the count (1, 2, 4, …) up to this, and a quick catch resets it,
+/// so tasks that outlast a catch cost the owner one catch (≤ `POLL_US` of CPU, ≤ `CATCH_US` of
+/// its event loop) per `MAX_SKIP` of them.
 const MAX_SKIP: u32 = 64;
 
 #[wasm_bindgen]
@@ -108,7 +115,7 @@ impl Main {
             d.catch_bell.wait_timeout(seen, left);
         };
         d.head.end_catch();
-        if caught {
+        if caught && elapsed_us() < SLOW_US {
             c.backoff.set(1);
         } else {
             c.skip.set(c.backoff.get());
