@@ -41,6 +41,8 @@ mod broadcast;
 #[cfg(not(loom))]
 mod pool;
 #[cfg(not(loom))]
+mod worker_loop;
+#[cfg(not(loom))]
 mod stats;
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 mod restart;
