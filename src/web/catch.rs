@@ -92,27 +92,19 @@ impl Main {
         d.head.begin_catch();
         let start = clock();
         let elapsed_us = || (clock() - start) * 1000.0;
-        let caught = 'poll: loop {
-            for _ in 0..64 {
-                if !d.head.is_empty() {
-                    break 'poll true;
-                }
-            }
-            if elapsed_us() >= POLL_US {
-                break false;
-            }
-        };
-        let caught = caught || loop {
-            // The bell first: a push after the check below has changed it, so the wait returns.
+        let caught = loop {
+            // The bell first: a push after the look below has changed it, so a wait returns.
             let seen = d.catch_bell.load();
             if !d.head.is_empty() {
                 break true;
             }
-            let left = CATCH_US - elapsed_us();
-            if left <= 0.0 {
+            let elapsed = elapsed_us();
+            if elapsed >= CATCH_US {
                 break false;
             }
-            d.catch_bell.wait_timeout(seen, left);
+            if elapsed >= POLL_US {
+                d.catch_bell.wait_timeout(seen, CATCH_US - elapsed);
+            }
         };
         d.head.end_catch();
         if caught && elapsed_us() < SLOW_US {

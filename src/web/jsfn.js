@@ -103,13 +103,14 @@ export function runTask(id, name, addr, n, a0, a1, rest) {
   // buffers are here already (a routed task in Node), else once they are claimed from the
   // owner or arrive; the worker awaits that as it awaits an async task.
   const handover = takePendingHandover();
-  const now = handover !== 0 ? claimNow(handover) : undefined;
   const handed = (buffers) => f.apply(ctx, fillHanded(n <= 2 ? [a0, a1].slice(0, n) : rest, buffers));
   let r;
   try {
-    r = handover === 0
-      ? (n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest))
-      : now !== undefined ? handed(now) : claim(handover).then(handed);
+    if (handover === 0) r = n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest);
+    else {
+      const now = claimNow(handover);
+      r = now !== undefined ? handed(now) : claim(handover).then(handed);
+    }
   } catch (e) {
     finishContext(ctx);
     outcome = 'threw';
