@@ -19,6 +19,11 @@ pub(crate) fn task_ended(_run_us: u64) {}
 /// A pending [`Backend::at`] (natively the timer thread owns it).
 pub(crate) struct Timer;
 
+/// Natively a completion wakes its handle's waker at once: no results wait for the owner.
+pub(crate) fn results_waiting(_shared: &Shared) -> bool {
+    false
+}
+
 /// Natively a completion wakes its handle's waker directly (`submitAll` batches and their
 /// quiet completions are a wasm doorbell matter).
 pub(crate) fn deliver(_shared: &Shared, task: TaskRef, _fulfilled: bool) {

@@ -86,7 +86,9 @@ impl Shared {
                 LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
                 return Some(task);
             }
-            hold = Some(self.dispatch.hold_poll());
+            // A long poll only while the owner keeps up: results it has not taken yet say
+            // it is busy, and the poll would take a core from it ("Polling workers").
+            hold = Some(self.dispatch.hold_poll(!backend::results_waiting(self)));
             if !ran {
                 // Settled while queued: no completion follows, but its slot is free now.
                 backend::skipped(self);

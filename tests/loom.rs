@@ -134,7 +134,7 @@ fn a_polling_worker_takes_the_item_without_a_wake_up() {
 fn held_worker(d: &Arc<Dispatch<u8>>) -> thread::JoinHandle<Option<u8>> {
     let d = d.clone();
     thread::spawn(move || {
-        let hold = d.hold_poll();
+        let hold = d.hold_poll(true);
         d.next(0, Some(hold))
     })
 }

@@ -82,11 +82,13 @@ impl<T> Dispatch<T> {
     /// before it settles a task: a caller that answers the result with its next task then sees
     /// the worker as polling and skips its wake-up, and the worker takes that task itself
     /// instead of a sleeper being woken for it ("Polling workers", src/README.md). Dropping the
-    /// hold (also on unwinding) lowers the count.
-    pub fn hold_poll(&self) -> PollHold<'_> {
+    /// hold (also on unwinding) lowers the count. `may_lead`: `false` makes the poll brief even
+    /// for the first poller, as when the owner has results it has not taken yet (it is busy,
+    /// and a long poll would take a core from it).
+    pub fn hold_poll(&self, may_lead: bool) -> PollHold<'_> {
         // SeqCst: a submitter that sees this count skips its wake-up (`wake_for_lanes`).
-        let lead = self.spinners.fetch_add(1, Ordering::SeqCst) == 0;
-        PollHold { spinners: &self.spinners, lead }
+        let first = self.spinners.fetch_add(1, Ordering::SeqCst) == 0;
+        PollHold { spinners: &self.spinners, lead: first && may_lead }
     }
 
     /// Worker side: worker `index`'s next item, sleeping while there is none and admission is
@@ -149,7 +151,7 @@ impl<T> Dispatch<T> {
     fn spin_until_work(&self, index: usize, hold: Option<PollHold<'_>>) -> bool {
         // One idle worker at a time polls long: it catches the next submission without a
         // futex round trip, while the others sleep and leave the cores to the submitter.
-        let hold = hold.unwrap_or_else(|| self.hold_poll());
+        let hold = hold.unwrap_or_else(|| self.hold_poll(true));
         let polls = if hold.lead { LEAD_SPIN_POLLS } else { SPIN_POLLS };
         let mut found = false;
         for i in 0..polls {

@@ -151,6 +151,12 @@ pub(crate) fn all_workers_exited(shared: &Shared) {
     shared.wake_shutdown_waiters();
 }
 
+/// Whether delivered completions wait for the owner's drain: it is busy (or its doorbell is
+/// on its way), so an idle worker polls briefly (`Dispatch::hold_poll`).
+pub(crate) fn results_waiting(shared: &Shared) -> bool {
+    !shared.delivery.head.is_empty()
+}
+
 /// Takes every delivered completion, oldest first.
 fn take_completions(shared: &Shared) -> Vec<TaskRef> {
     // Results may lie in pages a worker added: see them before reading the nodes.

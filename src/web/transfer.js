@@ -142,13 +142,14 @@ export function onHandover(id, buffers, drop) {
   if (buffers === null) c.reject(new Error('the transferred buffers of this task were released: it was settled before it ran'));
   else c.resolve(buffers);
 }
-// A routed task's buffers at once, where the worker can take its messages synchronously
-// (Node): they are usually queued already, and then the task runs without suspending, as a
-// copied one does. `undefined` if they are not here soon: then `claim` waits for them.
+// A routed task's buffers at once: here already (one message brings a turn's handovers, so
+// the tasks after the first of a batch find theirs), or, where the worker can take its
+// messages synchronously (Node), usually queued already. Then the task runs without
+// suspending, as a copied one does. `undefined` if they are not here soon: then `claim` waits.
 export function claimNow(id) {
-  if (id < ROUTED || receiveNow === null) return undefined;
-  const start = performance.now();
-  while (!received.has(id) && performance.now() - start < RECEIVE_NOW_MS) receiveNow();
+  if (id < ROUTED) return undefined;
+  const start = receiveNow === null || received.has(id) ? 0 : performance.now();
+  while (!received.has(id) && receiveNow !== null && performance.now() - start < RECEIVE_NOW_MS) receiveNow();
   const buffers = received.get(id);
   received.delete(id);
   return buffers;

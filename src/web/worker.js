@@ -34,6 +34,8 @@ export class WorkerSet {
     this.name = name;
     this.onEvent = onEvent;
     this.workers = new Map();
+    // Per worker index: the handovers queued this turn, not posted yet (`handOver`).
+    this.outbox = new Map();
     this.stopped = false;
     this.hold = null; // Deno: the timer that keeps the event loop open while `watch` waits
     this.drain = null; // set by `watch`: resolves every delivered completion
@@ -52,8 +54,7 @@ export class WorkerSet {
       // A worker claims the buffers a task's arguments handed over (transfer.js): they are
       // moved to it, or null if the task settled before it ran and they were released.
       if (msg.type === 'claim') {
-        const buffers = takeHandover(msg.detail);
-        this.post(index, { ringpoolHandover: msg.detail, buffers }, buffers);
+        this.handOver(index, msg.detail, takeHandover(msg.detail), false);
         return;
       }
       // The doorbell goes straight to the drain (`watch` runs before any worker can post):
@@ -94,23 +95,40 @@ export class WorkerSet {
 
   // Handed-over buffers whose task went to worker `index`'s route (src/README.md, "Handovers").
   route(index, handover) {
-    const buffers = takeHandover(handover);
-    this.post(index, { ringpoolHandover: handover, buffers }, buffers);
+    this.handOver(index, handover, takeHandover(handover), false);
   }
 
   // That task settled without running: the worker forgets its buffers.
   dropRouted(index, handover) {
-    this.post(index, { ringpoolHandover: handover, buffers: null, drop: true }, []);
+    this.handOver(index, handover, null, true);
   }
 
-  post(index, msg, buffers) {
-    const w = this.workers.get(index);
-    if (w) w.then((w) => w.postMessage(msg, buffers?.filter((b) => b !== null) ?? []));
+  // Queues handover `id`'s buffers (null: released) for worker `index`. What one turn queues
+  // for a worker goes in one message, posted in a microtask once the turn's synchronous code
+  // and the microtasks queued before it have run: a caller that keeps many tasks in flight
+  // submits a batch per drain, and a message per task cost the owner ~12 µs each in Chromium
+  // (bench/README.md, "Handovers"). Entries keep their order, so a drop follows its route.
+  handOver(index, id, buffers, drop) {
+    let box = this.outbox.get(index);
+    if (box === undefined) {
+      const w = this.workers.get(index);
+      if (!w) return;
+      box = { entries: [], transfer: [] };
+      this.outbox.set(index, box);
+      w.then((w) => {
+        if (this.outbox.get(index) === box) this.outbox.delete(index);
+        w.postMessage({ ringpoolHandovers: box.entries }, box.transfer);
+      });
+    }
+    box.entries.push([id, buffers, drop]);
+    if (buffers !== null) for (const b of buffers) if (b !== null) box.transfer.push(b);
   }
 
   terminate(index) {
     const w = this.workers.get(index);
     this.workers.delete(index);
+    // Its queued handovers still go first; a replacement gets a box of its own.
+    this.outbox.delete(index);
     if (w) w.then((w) => w.terminate());
   }
 
@@ -228,7 +246,10 @@ async function runWorker(data, postToMain, close, listen, receiveNow = null) {
   post = postToMain;
   index = data.index;
   setClaimPoster((id) => postToMain({ type: 'claim', index: data.index, detail: id }));
-  const onMessage = (m) => { if (m?.ringpoolHandover !== undefined) onHandover(m.ringpoolHandover, m.buffers, m.drop === true); };
+  const onMessage = (m) => {
+    const handovers = m?.ringpoolHandovers;
+    if (handovers !== undefined) for (const [id, buffers, drop] of handovers) onHandover(id, buffers, drop);
+  };
   listen(onMessage);
   if (receiveNow) setReceiveNow(() => { const m = receiveNow(); if (m !== undefined) onMessage(m); });
   // The task module first: a module that does not load costs no wasm thread state.

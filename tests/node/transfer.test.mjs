@@ -337,3 +337,28 @@ test('a handed-over task goes to an idle worker, not to one busy with a long tas
   assert.equal(await blocker, 'gated');
   await pool.shutdown();
 });
+
+test('the handovers of one turn go to each worker in one message: every task gets its own bytes, a dropped one in between changes nothing', async () => {
+  const pool = await Pool.create({ workers: 2, queueCapacity: 64 });
+  const results = [];
+  let aborted;
+  // One synchronous turn: every task is routed (the queue stays empty) and its buffers wait
+  // in the turn's message for its worker, together with the drop of the aborted one.
+  for (let i = 0; i < 24; i++) {
+    const a = new Uint8Array(HANDOVER_MIN_BYTES + i).fill(i + 1);
+    const c = new AbortController();
+    const p = pool.trySubmit((v) => [v.length, v[0], v[v.length - 1]], [a], { transfer: [a.buffer], signal: c.signal });
+    assert.ok(detached(a.buffer));
+    if (i === 9) { c.abort(); aborted = p; } else results.push(p.then((r) => assert.deepEqual(r, [HANDOVER_MIN_BYTES + i, i + 1, i + 1])));
+  }
+  assert.equal((await rejection(aborted)).name, 'AbortError');
+  await Promise.all(results);
+  // And again once the pool is busy: the next turn's batch.
+  const more = Array.from({ length: 8 }, (_, i) => {
+    const a = new Uint8Array(HANDOVER_MIN_BYTES).fill(100 + i);
+    return pool.trySubmit((v) => v[5], [a], { transfer: [a.buffer] });
+  });
+  assert.deepEqual(await Promise.all(more), Array.from({ length: 8 }, (_, i) => 100 + i));
+  assertInvariant(pool);
+  await pool.shutdown();
+});
