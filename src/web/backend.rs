@@ -44,7 +44,7 @@ pub(crate) struct Delivery {
     pub(super) bell: Futex,
     /// The word the owner sleeps on, with a timeout, while it catches (catch.rs).
     pub(super) catch_bell: Futex,
-    /// `Doorbell::Message as u32` if workers post a message instead of notifying.
+    /// How workers ring: [`BELL`], [`MESSAGE`], or [`MESSAGE_WHILE_FEW`] (see [`ring`]).
     pub(super) message_mode: AtomicU32,
     /// Thread id of the owner (the thread that created the pool).
     owner: AtomicU32,
@@ -112,6 +112,14 @@ std::thread_local! {
     static LAST_RUN_US: Cell<u64> = const { Cell::new(0) };
 }
 
+/// `Delivery::message_mode`: workers notify the bell.
+pub(super) const BELL: u32 = 0;
+/// `Delivery::message_mode`: workers post the doorbell message (short tasks).
+pub(super) const MESSAGE: u32 = 1;
+/// `Delivery::message_mode`, for an owner that cannot block (a page's thread): the message
+/// while no more tasks are in flight than workers, the bell once more are.
+pub(super) const MESSAGE_WHILE_FEW: u32 = 2;
+
 /// A task that ran at least this long rings with the bell even in message mode.
 const LONG_TASK_US: u64 = 1_000;
 
@@ -125,8 +133,11 @@ pub(crate) fn task_ended(run_us: u64) {
 /// short tasks), except after a task of a millisecond or more: then the bell's
 /// `memory.atomic.notify` is used, which costs the worker far less than a `postMessage` and,
 /// measured on the demo's 4096² blur in Chromium, gave 1.01–1.05× rayon's time where messages
-/// gave 0.94× (the owner's `waitAsync` watch is armed in both modes). While the owner catches
-/// (catch.rs) the ring is a notify of its catch bell instead.
+/// gave 0.94× (the owner's `waitAsync` watch is armed in both modes). A page's thread also
+/// gets the bell while more tasks are in flight than workers: its `waitAsync` wake-up costs
+/// it less than a message event, and a caller that keeps many tasks in flight waits on no one
+/// result (bench/README.md, "Handovers"). While the owner catches (catch.rs) the ring is a
+/// notify of its catch bell instead.
 pub(crate) fn ring(shared: &Shared) {
     let d = &shared.delivery;
     // The owner waits for this completion itself (catch.rs): a notify, no message.
@@ -136,8 +147,11 @@ pub(crate) fn ring(shared: &Shared) {
     }
     // On the owner thread itself (cancel, timeout, crash) the bell is the only way: its own
     // pending `waitAsync` wakes on the next turn.
-    let message = d.message_mode.load(Ordering::Relaxed) == 1
-        && d.owner.load(Ordering::Relaxed) != thread_id()
+    let message = match d.message_mode.load(Ordering::Relaxed) {
+        MESSAGE => true,
+        MESSAGE_WHILE_FEW => shared.counters.in_flight() <= shared.workers as u64,
+        _ => false,
+    } && d.owner.load(Ordering::Relaxed) != thread_id()
         && LAST_RUN_US.with(|t| t.get() < LONG_TASK_US);
     if message {
         post_doorbell();

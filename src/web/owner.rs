@@ -203,7 +203,12 @@ impl Main {
         if thread_may_wait() {
             super::worker_alloc::may_wait();
         }
-        shared.delivery.message_mode.store((doorbell == Doorbell::Message) as u32, Ordering::Relaxed);
+        let mode = match doorbell {
+            Doorbell::Message if thread_may_wait() => super::backend::MESSAGE,
+            Doorbell::Message => super::backend::MESSAGE_WHILE_FEW,
+            _ => super::backend::BELL,
+        };
+        shared.delivery.message_mode.store(mode, Ordering::Relaxed);
         let glue_url = IMPORT_META.with(ImportMeta::url);
         let main = Rc::new_cyclic(|weak: &std::rc::Weak<Main>| {
             // Closures must be UnwindSafe under panic=unwind; `Main` is only used on this thread.
