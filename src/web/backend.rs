@@ -147,12 +147,11 @@ pub(crate) fn ring(shared: &Shared) {
     }
     // On the owner thread itself (cancel, timeout, crash) the bell is the only way: its own
     // pending `waitAsync` wakes on the next turn.
-    let message = match d.message_mode.load(Ordering::Relaxed) {
-        MESSAGE => true,
-        MESSAGE_WHILE_FEW => shared.counters.in_flight() <= shared.workers as u64,
-        _ => false,
-    } && d.owner.load(Ordering::Relaxed) != thread_id()
-        && LAST_RUN_US.with(|t| t.get() < LONG_TASK_US);
+    let mode = d.message_mode.load(Ordering::Relaxed);
+    let message = mode != BELL
+        && d.owner.load(Ordering::Relaxed) != thread_id()
+        && LAST_RUN_US.with(|t| t.get() < LONG_TASK_US)
+        && (mode == MESSAGE || shared.counters.in_flight() <= shared.workers as u64);
     if message {
         post_doorbell();
     } else {

@@ -199,12 +199,13 @@ impl Main {
         // An owner thread that may block (Node's, Deno's and Bun's main threads, a worker that
         // owns a pool; not a page's thread) sleeps on a busy heap lock like the workers do,
         // instead of spinning while a descheduled worker holds it.
+        let may_wait = thread_may_wait();
         #[cfg(feature = "worker-alloc")]
-        if thread_may_wait() {
+        if may_wait {
             super::worker_alloc::may_wait();
         }
         let mode = match doorbell {
-            Doorbell::Message if thread_may_wait() => super::backend::MESSAGE,
+            Doorbell::Message if may_wait => super::backend::MESSAGE,
             Doorbell::Message => super::backend::MESSAGE_WHILE_FEW,
             _ => super::backend::BELL,
         };
@@ -251,7 +252,7 @@ impl Main {
                 on_drain: RefCell::new(None),
                 deadlines: Rc::default(),
                 timed: RefCell::new(HashMap::new()),
-                catch: super::catch::Catch::new(weak.clone(), doorbell == Doorbell::Message && thread_may_wait()),
+                catch: super::catch::Catch::new(weak.clone(), doorbell == Doorbell::Message && may_wait),
                 _on_event: on_event,
                 _drain: drain,
             }

@@ -148,20 +148,17 @@ export function onHandover(id, buffers, drop) {
 // suspending, as a copied one does. `undefined` if they are not here soon: then `claim` waits.
 export function claimNow(id) {
   if (id < ROUTED) return undefined;
-  const start = receiveNow === null || received.has(id) ? 0 : performance.now();
-  while (!received.has(id) && receiveNow !== null && performance.now() - start < RECEIVE_NOW_MS) receiveNow();
+  if (receiveNow !== null && !received.has(id)) {
+    const start = performance.now();
+    do receiveNow(); while (!received.has(id) && performance.now() - start < RECEIVE_NOW_MS);
+  }
   const buffers = received.get(id);
   received.delete(id);
   return buffers;
 }
-// A promise of handover `id`'s buffers: claimed from the owner, or for a routed task, the
-// ones posted to this worker (here already, or on their way).
+// A promise of handover `id`'s buffers, after `claimNow` found none: claimed from the owner,
+// or for a routed task, the ones posted to this worker, on their way (`onHandover`).
 export function claim(id) {
-  if (id >= ROUTED && received.has(id)) {
-    const buffers = received.get(id);
-    received.delete(id);
-    return Promise.resolve(buffers);
-  }
   return new Promise((resolve, reject) => {
     claims.set(id, { resolve, reject });
     if (id < ROUTED) postClaim(id);
