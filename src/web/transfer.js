@@ -42,14 +42,21 @@ function isDetached(b) {
 }
 
 // Detaches every buffer of a list `checkTransfer` accepted (skipping one detached meanwhile).
-// With a handover id, the buffers are moved (not copied) into `handed` for the worker's claim.
+// With a handover id, the buffers are moved (not copied) to wait for the worker's claim: in
+// Node's parking channel, else in `handed`.
 export function detachAll(items, handover) {
+  const live = items.filter((b) => !isDetached(b));
   if (handover === 0) {
-    for (const b of items) {
-      if (isDetached(b)) continue;
+    if (park !== null) park.sink.postMessage(null, live);
+    else for (const b of live) {
       if (typeof b.transfer === 'function') b.transfer(0);
       else structuredClone(b, { transfer: [b] });
     }
+    return;
+  }
+  if (park !== null) {
+    park.port1.postMessage([handover, items.map((b) => (live.includes(b) ? b : null))], live);
+    parked.set(handover, false);
     return;
   }
   // Node 20 has no `ArrayBuffer.prototype.transfer`: a transferring structuredClone moves the
@@ -60,6 +67,44 @@ export function detachAll(items, handover) {
 // ---- Owner side: the handed-over buffers, by handover id, from admission until a worker
 // claims them or the task settles without running (`releaseHandover`).
 const handed = new Map();
+
+// Node's owner parks them instead, at admission, as one message each in a channel whose two
+// ports are both its own (`setParking`), and takes them out (`receiveMessageOnPort`) only to
+// post them on to the worker at once. A buffer moved into a new `ArrayBuffer` of this thread
+// counts against this thread's heap until it is posted: held across the caller's next
+// allocations (a claimed task's until its worker asks), it made V8 collect on the owner
+// thread ~12 times as often as a bare worker's postMessage does (bench/README.md, "Node
+// arguments: the owner's collections"). `parked`: the ids in the channel, in its order, each
+// with whether it was released meanwhile (its buffers are then dropped when they come out).
+let park = null;
+const parked = new Map();
+// worker.js, on Node's owner thread: `MessageChannel` and `receiveMessageOnPort` of
+// node:worker_threads. `sink`: a port whose peer is closed, so what is posted to it is
+// detached and dropped (no new `ArrayBuffer` as `structuredClone` makes).
+export function setParking(MessageChannel, receiveMessageOnPort) {
+  if (park !== null) return;
+  const { port1, port2 } = new MessageChannel();
+  const sink = new MessageChannel();
+  sink.port2.close();
+  for (const p of [port1, port2, sink.port1]) p.unref?.();
+  park = { port1, sink: sink.port1, receive: () => receiveMessageOnPort(port2)?.message };
+}
+
+// Takes parked messages up to and including handover `id`'s: its buffers, or null if it is
+// not parked. Ones before it (another worker's claim not read yet) move to `handed`, released
+// ones are dropped.
+function unpark(id) {
+  if (!parked.has(id)) return null;
+  for (;;) {
+    const m = park.receive();
+    if (m === undefined) return null;
+    const [pid, buffers] = m;
+    const released = parked.get(pid);
+    parked.delete(pid);
+    if (pid === id) return released ? null : buffers;
+    if (!released) handed.set(pid, buffers);
+  }
+}
 
 // The smallest listed buffer (or view) an argument hands over by message. Below it one copy
 // through the shared memory costs less than a message. From 256 KiB on a message wins in Node
@@ -75,12 +120,23 @@ export function handoverSlot(items, v, n) {
 
 export function releaseHandover(id) {
   handed.delete(id);
+  if (!parked.has(id)) return;
+  parked.set(id, true);
+  // Released ones at the head of the channel are dropped now, so it holds no buffers for long
+  // that no worker will claim.
+  for (const [pid, released] of parked) {
+    if (!released) break;
+    park.receive();
+    parked.delete(pid);
+  }
 }
 
-// The buffers of handover `id` for the worker that claimed them, or null when the task was
-// settled (cancelled, timed out, forced) and they were released before it ran.
+// The buffers of handover `id` for the worker that claimed them (or whose route holds its
+// task), or null when the task was settled (cancelled, timed out, forced) and they were
+// released before it ran.
 export function takeHandover(id) {
-  const buffers = handed.get(id) ?? null;
+  const buffers = handed.get(id);
+  if (buffers === undefined) return park === null ? null : unpark(id);
   handed.delete(id);
   return buffers;
 }

@@ -9,7 +9,7 @@
 // Worker side: import the wasm-bindgen glue, `initSync` with the shared module and memory,
 // run the Rust worker loop, free the thread's stack and TLS, report, and close.
 
-import { onHandover, setClaimPoster, setReceiveNow, takeHandover } from './transfer.js';
+import { onHandover, setClaimPoster, setParking, setReceiveNow, takeHandover } from './transfer.js';
 
 const isNode = typeof process === 'object' && process?.versions?.node != null;
 
@@ -34,11 +34,19 @@ export class WorkerSet {
     this.name = name;
     this.onEvent = onEvent;
     this.workers = new Map();
-    // Per worker index: the handovers queued this turn, not posted yet (`handOver`).
-    this.outbox = new Map();
+    // The handovers queued this turn, not posted yet, each as [worker entry, id, drop]
+    // (`handOver`); `started`: each worker entry's Worker once it exists, to post to at once.
+    this.outbox = [];
+    this.started = new WeakMap();
     this.stopped = false;
     this.hold = null; // Deno: the timer that keeps the event loop open while `watch` waits
     this.drain = null; // set by `watch`: resolves every delivered completion
+    // Node's owner parks handed-over buffers in a channel until they are posted (transfer.js).
+    if (isNode && !globalThis.Deno && !globalThis.Bun) {
+      nodeModule('node:worker_threads').then(({ MessageChannel, receiveMessageOnPort }) => {
+        if (typeof receiveMessageOnPort === 'function') setParking(MessageChannel, receiveMessageOnPort);
+      });
+    }
   }
 
   spawn(index) {
@@ -54,7 +62,7 @@ export class WorkerSet {
       // A worker claims the buffers a task's arguments handed over (transfer.js): they are
       // moved to it, or null if the task settled before it ran and they were released.
       if (msg.type === 'claim') {
-        this.handOver(index, msg.detail, takeHandover(msg.detail), false);
+        this.handOver(index, msg.detail, false);
         return;
       }
       // The doorbell goes straight to the drain (`watch` runs before any worker can post):
@@ -91,44 +99,55 @@ export class WorkerSet {
       entry = Promise.resolve(w);
     }
     this.workers.set(index, entry);
+    entry.then((w) => this.started.set(entry, w), () => {});
   }
 
   // Handed-over buffers whose task went to worker `index`'s route (src/README.md, "Handovers").
   route(index, handover) {
-    this.handOver(index, handover, takeHandover(handover), false);
+    this.handOver(index, handover, false);
   }
 
   // That task settled without running: the worker forgets its buffers.
   dropRouted(index, handover) {
-    this.handOver(index, handover, null, true);
+    this.handOver(index, handover, true);
   }
 
-  // Queues handover `id`'s buffers (null: released) for worker `index`. What one turn queues
-  // for a worker goes in one message, posted in a microtask once the turn's synchronous code
-  // and the microtasks queued before it have run: a caller that keeps many tasks in flight
-  // submits a batch per drain, and a message per task cost the owner ~12 µs each in Chromium
-  // (bench/README.md, "Handovers"). Entries keep their order, so a drop follows its route.
-  handOver(index, id, buffers, drop) {
-    let box = this.outbox.get(index);
-    if (box === undefined) {
-      const w = this.workers.get(index);
-      if (!w) return;
-      box = { entries: [], transfer: [] };
-      this.outbox.set(index, box);
-      w.then((w) => {
-        if (this.outbox.get(index) === box) this.outbox.delete(index);
-        w.postMessage({ ringpoolHandovers: box.entries }, box.transfer);
-      });
+  // Queues handover `id`'s buffers for worker `index` (with `drop`: tells it to forget them).
+  // What one turn queues goes in one message per worker, posted in a microtask once the turn's
+  // synchronous code and the microtasks queued before it have run: a caller that keeps many
+  // tasks in flight submits a batch per drain, and a message per task cost the owner ~12 µs
+  // each in Chromium (bench/README.md, "Handovers"). Entries keep their order, so a drop
+  // follows its route. The buffers are taken (`takeHandover`: null if released) in the order
+  // they were handed over, for every worker at once, and posted straight away, so they do not
+  // wait in this thread's heap (transfer.js). A worker replaced meanwhile gets none of them.
+  handOver(index, id, drop) {
+    const entry = this.workers.get(index);
+    if (!entry) return;
+    if (this.outbox.length === 0) queueMicrotask(() => this.flush());
+    this.outbox.push([entry, id, drop]);
+  }
+
+  flush() {
+    const boxes = new Map();
+    for (const [entry, id, drop] of this.outbox) {
+      const buffers = drop ? null : takeHandover(id);
+      let box = boxes.get(entry);
+      if (box === undefined) boxes.set(entry, (box = { entries: [], transfer: [] }));
+      box.entries.push([id, buffers, drop]);
+      if (buffers !== null) for (const b of buffers) if (b !== null) box.transfer.push(b);
     }
-    box.entries.push([id, buffers, drop]);
-    if (buffers !== null) for (const b of buffers) if (b !== null) box.transfer.push(b);
+    this.outbox = [];
+    for (const [entry, { entries, transfer }] of boxes) {
+      const post = (w) => w.postMessage({ ringpoolHandovers: entries }, transfer);
+      const w = this.started.get(entry);
+      if (w !== undefined) post(w);
+      else entry.then(post);
+    }
   }
 
   terminate(index) {
     const w = this.workers.get(index);
     this.workers.delete(index);
-    // Its queued handovers still go first; a replacement gets a box of its own.
-    this.outbox.delete(index);
     if (w) w.then((w) => w.terminate());
   }
 

@@ -362,3 +362,44 @@ test('the handovers of one turn go to each worker in one message: every task get
   assertInvariant(pool);
   await pool.shutdown();
 });
+
+test('buffers claimed out of the order they were handed over, and released ones between them, each reach their own task', async () => {
+  // Node's owner keeps them in one channel in admission order (transfer.js, `unpark`): a
+  // high-priority task's claim takes its buffers from behind older ones, and the released
+  // buffers of an aborted task are passed over.
+  const pool = await Pool.create({ workers: 1, queueCapacity: 64 });
+  const { blocker, open } = await occupy(pool);
+  const order = [];
+  const run = (tag, fill, priority, signal) => {
+    const a = new Uint8Array(HANDOVER_MIN_BYTES + fill).fill(fill);
+    const p = pool.trySubmit((v) => [v.length, v[0], v[v.length - 1]], [a], { transfer: [a.buffer], priority, signal });
+    assert.ok(detached(a.buffer));
+    return p.then((r) => { order.push(tag); return r; });
+  };
+  // A plain task first, so the others wait in the queue and their workers claim them.
+  const plain = pool.trySubmit(() => 'plain').then((v) => order.push(v));
+  const c = new AbortController();
+  const first = run('first', 1);
+  const dropped = run('dropped', 2, 'normal', c.signal);
+  const third = run('third', 3);
+  const urgent = run('urgent', 4, 'high');
+  c.abort();
+  assert.equal((await rejection(dropped)).name, 'AbortError');
+  open();
+  await blocker;
+  const got = await Promise.all([first, third, urgent]);
+  await plain;
+  assert.deepEqual(got, [1, 3, 4].map((f) => [HANDOVER_MIN_BYTES + f, f, f]));
+  assert.deepEqual(order, ['urgent', 'plain', 'first', 'third']);
+  // Many in flight on a busy pool, aborted at random: every one that runs gets its bytes.
+  const all = [];
+  for (let i = 0; i < 40; i++) {
+    const k = new AbortController();
+    const p = run(`n${i}`, i % 7, i % 5 === 0 ? 'high' : 'normal', k.signal);
+    if (i % 3 === 1) { k.abort(); all.push(rejection(p).then((e) => e.name)); } else all.push(p.then(([len, x, y]) => len === HANDOVER_MIN_BYTES + (i % 7) && x === i % 7 && y === i % 7));
+  }
+  const settled = await Promise.all(all);
+  assert.deepEqual(settled, Array.from({ length: 40 }, (_, i) => (i % 3 === 1 ? 'AbortError' : true)));
+  assertInvariant(pool);
+  await pool.shutdown();
+});
