@@ -55,22 +55,24 @@ const PEERS = {
       return { run: (name, arg) => pool.exec(name, [arg]), moved: (name, a) => pool.exec(name, [a], { transfer: [a.buffer] }), close: () => pool.terminate() };
     },
   },
-  // The floor of a message crossing, not a peer: bare `worker_threads` Workers, tasks dealt out
-  // round-robin with one postMessage each way (transfer list when moved), no queue, no errors.
-  bare: {
-    async make(workers) {
-      const ws = Array.from({ length: workers }, () => new Worker(new URL('./peers/bare-worker.mjs', import.meta.url)));
-      const waiting = new Map();
-      let next = 0, ids = 0;
-      for (const w of ws) w.on('message', ({ id, result }) => { waiting.get(id)(result); waiting.delete(id); });
-      await Promise.all(ws.map((w) => new Promise((ok) => w.once('online', ok))));
-      const post = (name, arg, transfer) => new Promise((ok) => {
-        const id = ++ids;
-        waiting.set(id, ok);
-        ws[next++ % workers].postMessage({ id, name, arg }, transfer);
-      });
-      return { run: (name, arg) => post(name, arg), moved: (name, a) => post(name, a, [a.buffer]), close: () => Promise.all(ws.map((w) => w.terminate())) };
-    },
+};
+
+// The floor of a message crossing, not a peer (only the argument rows run it): bare
+// `worker_threads` Workers, tasks dealt out round-robin with one postMessage each way (the
+// transfer list when moved), no queue, no errors.
+const BARE = {
+  async make(workers) {
+    const ws = Array.from({ length: workers }, () => new Worker(new URL('./peers/bare-worker.mjs', import.meta.url)));
+    const waiting = new Map();
+    let next = 0, ids = 0;
+    for (const w of ws) w.on('message', ({ id, result }) => { waiting.get(id)(result); waiting.delete(id); });
+    await Promise.all(ws.map((w) => new Promise((ok) => w.once('online', ok))));
+    const post = (name, arg, transfer) => new Promise((ok) => {
+      const id = ++ids;
+      waiting.set(id, ok);
+      ws[next++ % workers].postMessage({ id, name, arg }, transfer);
+    });
+    return { run: (name, arg) => post(name, arg), moved: (name, a) => post(name, a, [a.buffer]), close: () => Promise.all(ws.map((w) => w.terminate())) };
   },
 };
 
@@ -99,7 +101,7 @@ async function scenario(name, { workers, tasks, inFlight, lat, variants }) {
     for (let i = 0; i < r % order.length; i++) order.push(order.shift());
     for (const v of order) {
       const { peer, task, arg, rust, fresh, moved } = variants[v];
-      const p = await PEERS[peer].make(workers);
+      const p = await (peer === 'bare' ? BARE : PEERS[peer]).make(workers);
       const a = typeof arg === 'function' ? arg(p) : arg;
       // `rust`: a Rust Task per submission (ringpool only) instead of a JS body. `fresh`: a new
       // Uint8Array of that many bytes per task (first and last byte set), handed over with the
@@ -135,7 +137,7 @@ function print(s, base = 'piscina') {
   }])));
 }
 
-const peersFor = (task, arg) => Object.fromEntries(Object.keys(PEERS).filter((p) => p !== 'bare').map((p) => [p, { peer: p, task, arg }]));
+const peersFor = (task, arg) => Object.fromEntries(Object.keys(PEERS).map((p) => [p, { peer: p, task, arg }]));
 
 export async function run(only = process.env.SCENARIOS?.split(',')) {
   const want = (s) => !only || only.includes(s);
@@ -181,7 +183,8 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
     for (const size of sizes) {
       // `bare worker_threads`: the same crossing with no pool at all, the floor any pool that
       // posts the buffer pays (bench/README.md, "Node arguments: the owner's collections").
-      const variants = Object.fromEntries(Object.keys(PEERS).map((p) => [p === 'bare' ? 'bare worker_threads' : p, { peer: p, task: 'bytes', fresh: size, moved: p !== 'ringpool' }]));
+      const variants = Object.fromEntries(Object.keys(PEERS).map((p) => [p, { peer: p, task: 'bytes', fresh: size, moved: p !== 'ringpool' }]));
+      variants['bare worker_threads'] = { peer: 'bare', task: 'bytes', fresh: size, moved: true };
       variants['ringpool (transfer)'] = { peer: 'ringpool', task: 'bytes', fresh: size, moved: true };
       const tasks = Math.max(1000, Math.round(4000 * 64 * KiB / size));
       add(await scenario(`args-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants }), `${label(size)} Uint8Array argument (a new one per task; peers: transfer list)`);
@@ -211,7 +214,7 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
     // Pool.create → first no-op result → shutdown, a fresh pool each time, rotated order.
     const times = {};
     for (let r = 0; r < Math.max(ROUNDS, 5) * 3; r++) {
-      const order = Object.keys(PEERS).filter((p) => p !== 'bare');
+      const order = Object.keys(PEERS);
       for (let i = 0; i < r % order.length; i++) order.push(order.shift());
       for (const peer of order) {
         const t = performance.now();

@@ -45,7 +45,8 @@ function isDetached(b) {
 // With a handover id, the buffers are moved (not copied) to wait for the worker's claim: in
 // Node's parking channel, else in `handed`.
 export function detachAll(items, handover) {
-  const live = items.filter((b) => !isDetached(b));
+  const slots = items.map((b) => (isDetached(b) ? null : b));
+  const live = slots.filter((b) => b !== null);
   if (handover === 0) {
     if (park !== null) park.sink.postMessage(null, live);
     else for (const b of live) {
@@ -55,13 +56,13 @@ export function detachAll(items, handover) {
     return;
   }
   if (park !== null) {
-    park.port1.postMessage([handover, items.map((b) => (live.includes(b) ? b : null))], live);
+    park.port1.postMessage([handover, slots], live);
     parked.set(handover, false);
     return;
   }
   // Node 20 has no `ArrayBuffer.prototype.transfer`: a transferring structuredClone moves the
   // memory too (no copy).
-  handed.set(handover, items.map((b) => (isDetached(b) ? null : typeof b.transfer === 'function' ? b.transfer() : structuredClone(b, { transfer: [b] }))));
+  handed.set(handover, slots.map((b) => (b === null ? null : typeof b.transfer === 'function' ? b.transfer() : structuredClone(b, { transfer: [b] }))));
 }
 
 // ---- Owner side: the handed-over buffers, by handover id, from admission until a worker

@@ -18,6 +18,12 @@ async function nodeModule(name) {
   return process.getBuiltinModule?.(name) ?? import(/* @vite-ignore */ ['node', name.slice(5)].join(':'));
 }
 
+// Node's `receiveMessageOnPort` (a port's queued message, taken synchronously), or null where
+// it may not work: Deno's and Bun's ports may not take it. Both ends use it: a worker for its
+// routed buffers, the owner for its parked ones (transfer.js).
+const syncReceive = ({ receiveMessageOnPort }) =>
+  (globalThis.Deno || globalThis.Bun || typeof receiveMessageOnPort !== 'function' ? null : receiveMessageOnPort);
+
 let workerScript = null;
 /** `url`: the entry script for worker_threads; `spawnWeb()`: a new module Web Worker on it. */
 export function setWorkerScript(url, spawnWeb) {
@@ -42,9 +48,10 @@ export class WorkerSet {
     this.hold = null; // Deno: the timer that keeps the event loop open while `watch` waits
     this.drain = null; // set by `watch`: resolves every delivered completion
     // Node's owner parks handed-over buffers in a channel until they are posted (transfer.js).
-    if (isNode && !globalThis.Deno && !globalThis.Bun) {
-      nodeModule('node:worker_threads').then(({ MessageChannel, receiveMessageOnPort }) => {
-        if (typeof receiveMessageOnPort === 'function') setParking(MessageChannel, receiveMessageOnPort);
+    if (isNode) {
+      nodeModule('node:worker_threads').then((m) => {
+        const receive = syncReceive(m);
+        if (receive !== null) setParking(m.MessageChannel, receive);
       });
     }
   }
@@ -323,16 +330,16 @@ async function runWorker(data, postToMain, close, listen, receiveNow = null) {
 
 if (!globalThis.__ringpoolWorkerStarted) {
   if (isNode) {
-    nodeModule('node:worker_threads').then(({ isMainThread, workerData, parentPort, receiveMessageOnPort }) => {
+    nodeModule('node:worker_threads').then((m) => {
+      const { isMainThread, workerData, parentPort } = m;
       if (isMainThread || !workerData?.ringpool || globalThis.__ringpoolWorkerStarted) return;
       globalThis.__ringpoolWorkerStarted = true;
       // Node ends the thread once its port is closed; Deno's worker_threads port has no
       // `close` (it printed an uncaught TypeError per worker), and its worker ends with the
       // web worker's own `close()`.
       const close = () => (typeof parentPort.close === 'function' ? parentPort.close() : globalThis.close?.());
-      // Deno's and Bun's ports may not take `receiveMessageOnPort`: only Node's workers use it.
-      const receiveNow = globalThis.Deno || globalThis.Bun || typeof receiveMessageOnPort !== 'function'
-        ? null : () => receiveMessageOnPort(parentPort)?.message;
+      const receive = syncReceive(m);
+      const receiveNow = receive === null ? null : () => receive(parentPort)?.message;
       runWorker(workerData, (m) => parentPort.postMessage(m), close, (h) => parentPort.on('message', h), receiveNow);
     });
   } else if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope &&
