@@ -177,6 +177,10 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
   }
   const KiB = 1024, sizes = [64 * KiB, 256 * KiB, 1024 * KiB, 4096 * KiB];
   const label = (n) => (n >= 1024 * KiB ? `${n / 1024 / KiB} MiB` : `${n / KiB} KiB`);
+  // Tasks per run: 4,000 at 64 KiB, 3,000 at 256 KiB and 1 MiB, 1,000 at 4 MiB. With 1,000
+  // (0.1–0.3 s at 256 KiB and 1 MiB, a few of the workers' collection cycles) one peer's
+  // ratio moved by ±10 % from run to run (bench/README.md, "Node arguments: the workers' wait").
+  const payloadTasks = (size) => (size > 1024 * KiB ? 1000 : Math.max(3000, Math.round(4000 * 64 * KiB / size)));
   if (want('args')) {
     // A fresh buffer per task for every peer (a transferred one cannot be sent twice); the
     // peers hand it over with their transfer lists, ringpool both by value and with `transfer`.
@@ -186,13 +190,13 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
       const variants = Object.fromEntries(Object.keys(PEERS).map((p) => [p, { peer: p, task: 'bytes', fresh: size, moved: p !== 'ringpool' }]));
       variants['bare worker_threads'] = { peer: 'bare', task: 'bytes', fresh: size, moved: true };
       variants['ringpool (transfer)'] = { peer: 'ringpool', task: 'bytes', fresh: size, moved: true };
-      const tasks = Math.max(1000, Math.round(4000 * 64 * KiB / size));
+      const tasks = payloadTasks(size);
       add(await scenario(`args-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants }), `${label(size)} Uint8Array argument (a new one per task; peers: transfer list)`);
     }
   }
   if (want('results')) {
     for (const size of sizes) {
-      const tasks = Math.max(1000, Math.round(4000 * 64 * KiB / size));
+      const tasks = payloadTasks(size);
       add(await scenario(`results-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants: peersFor('made', size) }), `${label(size)} Uint8Array result (made by the task, sent back by value)`);
     }
   }

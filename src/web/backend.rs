@@ -17,7 +17,7 @@ use super::owner::WebConfig;
 use crate::completion::Completions;
 use crate::error::BuildError;
 use crate::pool::{Shared, TaskRef};
-use crate::sync::{Arc, AtomicU32, Futex, Ordering};
+use crate::sync::{Arc, AtomicBool, AtomicU32, Futex, Ordering};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -44,8 +44,9 @@ pub(crate) struct Delivery {
     pub(super) bell: Futex,
     /// The word the owner sleeps on, with a timeout, while it catches (catch.rs).
     pub(super) catch_bell: Futex,
-    /// How workers ring: [`BELL`], [`MESSAGE`], or [`MESSAGE_WHILE_FEW`] (see [`ring`]).
-    pub(super) message_mode: AtomicU32,
+    /// How workers ring: `false`, the bell always; `true`, the doorbell message while no more
+    /// tasks are in flight than workers (see [`ring`]).
+    pub(super) message_while_few: AtomicBool,
     /// Thread id of the owner (the thread that created the pool).
     owner: AtomicU32,
     /// Submissions the owner holds back for queue space (`submit`, and `submitAll` while it
@@ -59,7 +60,7 @@ impl Default for Delivery {
             head: Completions::new(),
             bell: Futex::new(0),
             catch_bell: Futex::new(0),
-            message_mode: AtomicU32::new(0),
+            message_while_few: AtomicBool::new(false),
             owner: AtomicU32::new(thread_id()),
             waiting: AtomicU32::new(0),
         }
@@ -112,15 +113,7 @@ std::thread_local! {
     static LAST_RUN_US: Cell<u64> = const { Cell::new(0) };
 }
 
-/// `Delivery::message_mode`: workers notify the bell.
-pub(super) const BELL: u32 = 0;
-/// `Delivery::message_mode`: workers post the doorbell message (short tasks).
-pub(super) const MESSAGE: u32 = 1;
-/// `Delivery::message_mode`, for an owner that cannot block (a page's thread): the message
-/// while no more tasks are in flight than workers, the bell once more are.
-pub(super) const MESSAGE_WHILE_FEW: u32 = 2;
-
-/// A task that ran at least this long rings with the bell even in message mode.
+/// A task that ran at least this long rings with the bell even with the message doorbell.
 const LONG_TASK_US: u64 = 1_000;
 
 /// Called by the worker loop as a body ends, before its result is settled: `run_us` comes
@@ -129,15 +122,18 @@ pub(crate) fn task_ended(run_us: u64) {
     LAST_RUN_US.with(|t| t.set(run_us));
 }
 
-/// Wakes the owner thread's drain. Message mode posts one message (the lowest round trip for
-/// short tasks), except after a task of a millisecond or more: then the bell's
-/// `memory.atomic.notify` is used, which costs the worker far less than a `postMessage` and,
-/// measured on the demo's 4096² blur in Chromium, gave 1.01–1.05× rayon's time where messages
-/// gave 0.94× (the owner's `waitAsync` watch is armed in both modes). A page's thread also
-/// gets the bell while more tasks are in flight than workers: its `waitAsync` wake-up costs
-/// it less than a message event, and a caller that keeps many tasks in flight waits on no one
-/// result (bench/README.md, "Handovers"). While the owner catches (catch.rs) the ring is a
-/// notify of its catch bell instead.
+/// Wakes the owner thread's drain. With the message doorbell, while no more tasks are in
+/// flight than workers (a caller awaiting one result, or a few), a worker posts one message:
+/// the lowest round trip for short tasks. Otherwise it notifies the bell the owner watches with
+/// `Atomics.waitAsync`:
+/// - after a task of a millisecond or more: the notify costs the worker far less than a
+///   `postMessage` and, measured on the demo's 4096² blur in Chromium, gave 1.01–1.05×
+///   rayon's time where messages gave 0.94×;
+/// - while more tasks are in flight than workers: a caller that keeps many in flight waits on
+///   no one result, and the owner's `waitAsync` wake-up costs it less than a message event,
+///   in a page (bench/README.md, "Handovers") and in Node ("The bell in Node").
+///
+/// While the owner catches (catch.rs) the ring is a notify of its catch bell instead.
 pub(crate) fn ring(shared: &Shared) {
     let d = &shared.delivery;
     // The owner waits for this completion itself (catch.rs): a notify, no message.
@@ -147,11 +143,10 @@ pub(crate) fn ring(shared: &Shared) {
     }
     // On the owner thread itself (cancel, timeout, crash) the bell is the only way: its own
     // pending `waitAsync` wakes on the next turn.
-    let mode = d.message_mode.load(Ordering::Relaxed);
-    let message = mode != BELL
+    let message = d.message_while_few.load(Ordering::Relaxed)
         && d.owner.load(Ordering::Relaxed) != thread_id()
         && LAST_RUN_US.with(|t| t.get() < LONG_TASK_US)
-        && (mode == MESSAGE || shared.counters.in_flight() <= shared.workers as u64);
+        && shared.counters.in_flight() <= shared.workers as u64;
     if message {
         post_doorbell();
     } else {

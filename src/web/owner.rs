@@ -204,12 +204,7 @@ impl Main {
         if may_wait {
             super::worker_alloc::may_wait();
         }
-        let mode = match doorbell {
-            Doorbell::Message if may_wait => super::backend::MESSAGE,
-            Doorbell::Message => super::backend::MESSAGE_WHILE_FEW,
-            _ => super::backend::BELL,
-        };
-        shared.delivery.message_mode.store(mode, Ordering::Relaxed);
+        shared.delivery.message_while_few.store(doorbell == Doorbell::Message, Ordering::Relaxed);
         let glue_url = IMPORT_META.with(ImportMeta::url);
         let main = Rc::new_cyclic(|weak: &std::rc::Weak<Main>| {
             // Closures must be UnwindSafe under panic=unwind; `Main` is only used on this thread.

@@ -174,15 +174,28 @@ let postClaim = null;
 export function setClaimPoster(post) {
   postClaim = post;
 }
-// Node's workers only (worker.js): takes the messages already queued for this worker and
-// handles them at once (`receiveMessageOnPort`), without a turn of its event loop.
+// Node's workers only (worker.js): `receiveNow()` takes one message already queued for this
+// worker and handles it at once (`receiveMessageOnPort`), without a turn of its event loop;
+// false when none was queued. `posted`: the owner's count of its posts to this worker and a
+// flag raised while the worker sleeps on that count (WorkerSet.flush bumps it and wakes it).
 let receiveNow = null;
-export function setReceiveNow(f) {
+let posted = null;
+const POSTS = 0, SLEEPING = 1;
+export function setReceiveNow(f, postedCount) {
   receiveNow = f;
+  posted = postedCount ?? null;
 }
-// How long a worker waits here for a routed task's buffers: the owner posts them just after
-// the task is admitted, so a worker that took it at once may be ahead of the post by µs.
-const RECEIVE_NOW_MS = 0.2;
+// Owner side, after each post to a worker: counts it and wakes the worker if it sleeps on it.
+export function countPost(postedCount) {
+  Atomics.add(postedCount, POSTS, 1);
+  if (Atomics.load(postedCount, SLEEPING) !== 0) Atomics.notify(postedCount, POSTS, 1);
+}
+// How long a worker sleeps here for a routed task's buffers before the task suspends on them:
+// the owner posts them once its turn's synchronous code has run (a batch of admissions), so a
+// worker that took the task at once is ahead of the post by µs to a few ms. It sleeps on the
+// owner's post count instead of polling the port, which took ~14 % of a worker's CPU at 1 MiB
+// on a core the owner needed (bench/README.md, "Node arguments: the workers' wait").
+const RECEIVE_WAIT_MS = 2;
 // worker.js: the owner's message for handover `id`: its buffers (null: released, the task
 // settled before it ran), or with `drop`, a routed task that will not run.
 export function onHandover(id, buffers, drop) {
@@ -205,9 +218,20 @@ export function onHandover(id, buffers, drop) {
 // suspending, as a copied one does. `undefined` if they are not here soon: then `claim` waits.
 export function claimNow(id) {
   if (id < ROUTED) return undefined;
-  if (receiveNow !== null && !received.has(id)) {
-    const start = performance.now();
-    do receiveNow(); while (!received.has(id) && performance.now() - start < RECEIVE_NOW_MS);
+  if (receiveNow !== null) {
+    let deadline = 0;
+    for (;;) {
+      // Read before looking, so a post after the look changes it and the sleep ends at once.
+      const seen = posted === null ? 0 : Atomics.load(posted, POSTS);
+      while (!received.has(id) && receiveNow());
+      if (received.has(id) || posted === null) break;
+      const now = performance.now();
+      if (deadline === 0) deadline = now + RECEIVE_WAIT_MS;
+      if (now >= deadline) break;
+      Atomics.store(posted, SLEEPING, 1);
+      Atomics.wait(posted, POSTS, seen, deadline - now);
+      Atomics.store(posted, SLEEPING, 0);
+    }
   }
   const buffers = received.get(id);
   received.delete(id);

@@ -9,7 +9,7 @@
 // Worker side: import the wasm-bindgen glue, `initSync` with the shared module and memory,
 // run the Rust worker loop, free the thread's stack and TLS, report, and close.
 
-import { onHandover, setClaimPoster, setParking, setReceiveNow, takeHandover } from './transfer.js';
+import { countPost, onHandover, setClaimPoster, setParking, setReceiveNow, takeHandover } from './transfer.js';
 
 const isNode = typeof process === 'object' && process?.versions?.node != null;
 
@@ -44,6 +44,8 @@ export class WorkerSet {
     // (`handOver`); `started`: each worker entry's Worker once it exists, to post to at once.
     this.outbox = [];
     this.started = new WeakMap();
+    // Node: each worker entry's post count and sleeping flag (`setReceiveNow` in transfer.js).
+    this.posted = new WeakMap();
     this.stopped = false;
     this.hold = null; // Deno: the timer that keeps the event loop open while `watch` waits
     this.drain = null; // set by `watch`: resolves every delivered completion
@@ -57,8 +59,9 @@ export class WorkerSet {
   }
 
   spawn(index) {
+    const posted = isNode ? new Int32Array(new SharedArrayBuffer(8)) : null;
     const data = { ringpool: true, glueUrl: this.glueUrl, module: this.module, memory: this.memory,
-      sharedPtr: this.sharedPtr, taskModule: this.taskModule, index };
+      sharedPtr: this.sharedPtr, taskModule: this.taskModule, index, posted };
     // Events of a worker that was terminated or replaced, or that come after `terminateAll`
     // (the Rust callbacks are being freed then), are dropped.
     let entry = null;
@@ -106,6 +109,7 @@ export class WorkerSet {
       entry = Promise.resolve(w);
     }
     this.workers.set(index, entry);
+    if (posted !== null) this.posted.set(entry, posted);
     entry.then((w) => this.started.set(entry, w), () => {});
   }
 
@@ -145,7 +149,12 @@ export class WorkerSet {
     }
     this.outbox = [];
     for (const [entry, { entries, transfer }] of boxes) {
-      const post = (w) => w.postMessage({ ringpoolHandovers: entries }, transfer);
+      const posted = this.posted.get(entry);
+      const post = (w) => {
+        w.postMessage({ ringpoolHandovers: entries }, transfer);
+        // A worker asleep on its count for these buffers (claimNow) wakes now.
+        if (posted !== undefined) countPost(posted);
+      };
       const w = this.started.get(entry);
       if (w !== undefined) post(w);
       else entry.then(post);
@@ -277,7 +286,14 @@ async function runWorker(data, postToMain, close, listen, receiveNow = null) {
     if (handovers !== undefined) for (const [id, buffers, drop] of handovers) onHandover(id, buffers, drop);
   };
   listen(onMessage);
-  if (receiveNow) setReceiveNow(() => { const m = receiveNow(); if (m !== undefined) onMessage(m); });
+  if (receiveNow) {
+    setReceiveNow(() => {
+      const m = receiveNow();
+      if (m === undefined) return false;
+      onMessage(m);
+      return true;
+    }, data.posted);
+  }
   // The task module first: a module that does not load costs no wasm thread state.
   let exportNames = [];
   if (data.taskModule) {
