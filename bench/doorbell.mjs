@@ -1,7 +1,9 @@
 // `npm run bench:doorbell`: how should a worker tell the main thread that results are ready?
 // Measures, in one run with interleaved rounds, both doorbells ringpool implements:
 //   waitAsync — the worker does memory.atomic.notify; the main thread waits with Atomics.waitAsync;
-//   message   — the worker posts one message to the main thread.
+//   message   — the default: the worker posts one message to the main thread while no more
+//               tasks are in flight than workers, and notifies as above otherwise (so the
+//               bursts below ring the same way in both modes; the round trips differ).
 // Both batch: only the completion that finds the completion stack empty rings.
 // Prints the median round-trip latency of one no-op task and the throughput of bursts.
 import { Pool, diagnostics } from '../pkg/index.js';
