@@ -3,7 +3,7 @@
 // read from /proc/<pid>/task/<tid>/{schedstat,status} (Linux), so besides the wall time it
 // shows the CPU the page's thread and the workers used, how often workers were preempted and
 // how long they waited for a core. That is how the per-tile wake-up cost of one promise per
-// tile was found (bench/README.md). From each run's tile trace it also shows the tiles' summed
+// tile was found (docs/notes/2026-12-06-demo-vs-wasm-bindgen-rayon.md). From each run's tile trace it also shows the tiles' summed
 // time, when the first tile started, the idle time between a worker's tiles, how far apart the
 // workers finished, and how long after the last tile the page had the result.
 //   node bench/demo-ab.mjs                         (ringpool vs rayon, 60 pairs)

@@ -35,7 +35,8 @@ const PEERS = {
   piscina: {
     async make(workers) {
       // piscina's worker first `require`s the task file; Node 20's require(esm) then aborted
-      // the whole process now and then (FATAL ERROR: v8::Module::IsGraphAsync, bench/README.md).
+      // the whole process now and then (FATAL ERROR: v8::Module::IsGraphAsync, see
+      // docs/notes/2026-12-06-start-up-worker-entry-in-one-file.md).
       // Without it, that `require` fails at once and piscina imports the file, as before.
       const pool = new Piscina({ filename: workerFile.href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000,
         execArgv: [...process.execArgv, '--no-experimental-require-module'] });
@@ -179,14 +180,15 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
   const label = (n) => (n >= 1024 * KiB ? `${n / 1024 / KiB} MiB` : `${n / KiB} KiB`);
   // Tasks per run: 4,000 at 64 KiB, 3,000 at 256 KiB and 1 MiB, 1,000 at 4 MiB. With 1,000
   // (0.1–0.3 s at 256 KiB and 1 MiB, a few of the workers' collection cycles) one peer's
-  // ratio moved by ±10 % from run to run (bench/README.md, "Node arguments: the workers' wait").
+  // ratio moved by ±10 % from run to run (docs/notes/2026-12-06-node-arguments-workers-wait.md).
   const payloadTasks = (size) => (size > 1024 * KiB ? 1000 : Math.max(3000, Math.round(4000 * 64 * KiB / size)));
   if (want('args')) {
     // A fresh buffer per task for every peer (a transferred one cannot be sent twice); the
     // peers hand it over with their transfer lists, ringpool both by value and with `transfer`.
     for (const size of sizes) {
       // `bare worker_threads`: the same crossing with no pool at all, the floor any pool that
-      // posts the buffer pays (bench/README.md, "Node arguments: the owner's collections").
+      // posts the buffer pays 
+      // (docs/notes/2026-12-06-node-arguments-owner-collections.md).
       const variants = Object.fromEntries(Object.keys(PEERS).map((p) => [p, { peer: p, task: 'bytes', fresh: size, moved: p !== 'ringpool' }]));
       variants['bare worker_threads'] = { peer: 'bare', task: 'bytes', fresh: size, moved: true };
       variants['ringpool (transfer)'] = { peer: 'ringpool', task: 'bytes', fresh: size, moved: true };

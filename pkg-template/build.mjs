@@ -189,7 +189,7 @@ export function build({ crateDir = process.cwd(), outDir = 'pkg', features = '',
  * try/catch that turns a JS exception into a wasm one. This rewrites each wrapper to
  * `function (a, b) { try { body } catch (e) { wrapErrorThrow(e); } }`, where
  * `wrapErrorThrow` is wrapError's own catch block, copied from the glue: the same calls and
- * the same exceptions, without the allocations. Measured in bench/ab.mjs (bench/README.md):
+ * the same exceptions, without the allocations. Measured with bench/ab.mjs:
  * `trySubmit` admission 0.60× the time, no-op tasks/s 1.09×. A body that uses `this` or
  * `arguments` keeps its wrapper. Glue without `wrapError` (modern EH) is returned unchanged.
  */

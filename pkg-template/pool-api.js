@@ -2,43 +2,29 @@
 // `pool.map` (a lazy, bounded, cancellable async iterable of results) and
 // `pool[Symbol.asyncDispose]` (the same call as `shutdown()`, for `await using`).
 
-const PRIORITIES = ['high', 'normal', 'low'];
 const noop = () => {};
-/** The package's `CancelledError`, given to `extendPool`. */
-let CancelledError = Error;
 
 function describe(v) {
-  if (v === null) return 'null';
-  if (typeof v === 'object' && v?.constructor?.name === 'Task') return 'a Task, which runs once';
-  return typeof v;
+  return v === null ? 'null' : typeof v;
 }
 
-/** Checks `pool.map`'s arguments; throws a TypeError/RangeError naming the bad one. */
-function check(task, inputs, options) {
-  if (typeof task !== 'function' && typeof task !== 'string') {
-    throw new TypeError(`task must be a function or, with Pool.create({ module }), an export name; got ${describe(task)}`);
-  }
+/**
+ * Checks `pool.map`'s arguments; throws a TypeError/RangeError naming the bad one. The rules
+ * every call shares (a task that can run more than once, `signal`, `timeout`, `priority`) are
+ * the pool's own (`Pool.checkMapCall`, written once in Rust); the rest are map's.
+ */
+function check(Pool, task, inputs, options) {
+  Pool.checkMapCall(task, options);
   const asyncIter = inputs?.[Symbol.asyncIterator];
   const syncIter = inputs?.[Symbol.iterator];
   if (typeof asyncIter !== 'function' && typeof syncIter !== 'function') {
     throw new TypeError(`inputs must be an iterable or an async iterable, got ${describe(inputs)}`);
   }
-  if (options === undefined || options === null) options = {};
-  else if (typeof options !== 'object') throw new TypeError(`options must be an object, got ${describe(options)}`);
-  const { ordered = true, signal, timeout, priority, transfer } = options;
+  const { ordered = true, signal, timeout, priority, transfer } = options ?? {};
   if (transfer !== undefined && typeof transfer !== 'function') {
     throw new TypeError(`options.transfer of map must be a function (input) => ArrayBuffer[] (each input has its own buffers), got ${describe(transfer)}`);
   }
   if (typeof ordered !== 'boolean') throw new TypeError(`options.ordered must be a boolean, got ${describe(ordered)}`);
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('options.signal must be an AbortSignal');
-  if (timeout !== undefined) {
-    if (typeof timeout !== 'number') throw new TypeError(`options.timeout must be a number, got ${describe(timeout)}`);
-    if (!(timeout >= 0) || !Number.isFinite(timeout)) throw new RangeError(`options.timeout must be a finite number of ms >= 0, got ${timeout}`);
-  }
-  if (priority !== undefined) {
-    if (typeof priority !== 'string') throw new TypeError(`options.priority must be 'high', 'normal' or 'low', got ${describe(priority)}`);
-    if (!PRIORITIES.includes(priority)) throw new RangeError(`options.priority must be 'high', 'normal' or 'low', got ${JSON.stringify(priority)}`);
-  }
   return { ordered, signal, timeout, priority, transfer, isAsync: typeof asyncIter === 'function' };
 }
 
@@ -60,9 +46,9 @@ function either(a, b) {
  * one throws here); inputs are pulled lazily, at most `workers + queueCapacity` ahead of what
  * was yielded.
  */
-function map(task, inputs, options) {
-  const o = check(task, inputs, options);
-  return run(this, task, inputs, o, this.workers + this.queueCapacity);
+function map(Pool, CancelledError, pool, task, inputs, options) {
+  const o = check(Pool, task, inputs, options);
+  return run(pool, task, inputs, o, pool.workers + pool.queueCapacity, CancelledError);
 }
 
 /**
@@ -70,7 +56,7 @@ function map(task, inputs, options) {
  * the signal aborts `controller`: tasks of the map still queued settle at once and never run,
  * running ones see `this.isCancelled()` (cooperative), and the input iterator is closed.
  */
-async function* run(pool, task, inputs, o, limit) {
+async function* run(pool, task, inputs, o, limit, CancelledError) {
   const controller = new AbortController();
   const signal = either(o.signal, controller.signal);
   const submitOptions = { signal };
@@ -152,8 +138,12 @@ async function* run(pool, task, inputs, o, limit) {
 
 /** Installs `map` and `Symbol.asyncDispose` on `Pool.prototype`. */
 export function extendPool(Pool, errors) {
-  CancelledError = errors.CancelledError;
-  Object.defineProperty(Pool.prototype, 'map', { value: map, writable: true, configurable: true });
+  const { CancelledError } = errors;
+  Object.defineProperty(Pool.prototype, 'map', {
+    value: { map(task, inputs, options) { return map(Pool, CancelledError, this, task, inputs, options); } }.map,
+    writable: true,
+    configurable: true,
+  });
   // `await using pool = await Pool.create()` where the engine has explicit resource management.
   if (typeof Symbol.asyncDispose === 'symbol') {
     Object.defineProperty(Pool.prototype, Symbol.asyncDispose, {

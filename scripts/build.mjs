@@ -15,7 +15,7 @@ const env = toolchainEnv();
 
 // The workers' entry (`worker.js`, which imports the glue and its snippets) as one file: a
 // worker's module loader pays per module, and this cut ~4 ms off each pool's start-up in Node
-// (bench/README.md, "Start-up"). A crate built with ringpool-build keeps the plain entry.
+// (docs/notes/2026-12-06-start-up-worker-entry-in-one-file.md). A crate built with ringpool-build keeps the plain entry.
 // The plain entry ships beside it as `worker-entry.js`, which ringpool-build copies into a
 // crate's package (that glue is the crate's own).
 function bundleWorker(dir) {

@@ -2,17 +2,17 @@
 //! anything queued (the mailboxes and their close protocol: `dispatch.rs`, and the section
 //! "Priority lanes, mailboxes and close" of `src/README.md`). Admission is all or nothing.
 
-use crate::backend;
+use crate::backend::{Backend, TaskRef};
 use crate::dispatch::{BroadcastError, Priority};
 use crate::error::{SubmitError, TaskError};
-use crate::pool::{TaskRef, WorkerPool};
+use crate::pool::WorkerPool;
 use crate::sync::{Arc, Ordering};
 use crate::task::{Output, Ran, Task, TaskHandle};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-impl WorkerPool {
+impl<P: Backend> WorkerPool<P> {
     /// Runs `f` exactly once on every worker, each before that worker takes another queued
     /// task: to load a model or warm a cache kept in thread-local state. The handle resolves
     /// with the results in worker order (result `i` from worker `i`), or with the first error
@@ -50,7 +50,7 @@ impl WorkerPool {
     /// Admits `bodies[i]` for worker `i`, for every worker, or none (the bodies come back).
     pub(crate) fn offer_broadcast<B, T>(&self, bodies: Vec<B>) -> Result<Vec<TaskHandle<T>>, SubmitError<Vec<B>>>
     where
-        B: crate::task::Body<T>,
+        B: crate::task::Body<T, P::Resumed>,
         T: Send + 'static,
     {
         let c = &self.shared.counters;
@@ -58,7 +58,7 @@ impl WorkerPool {
             c.rejected.fetch_add(1, Ordering::SeqCst);
             return Err(SubmitError::OutOfMemory(bodies, oom));
         }
-        let now = backend::now_us();
+        let now = P::now_us();
         let mut tasks = Vec::with_capacity(bodies.len());
         let mut bodies = bodies.into_iter();
         for body in bodies.by_ref() {
@@ -72,8 +72,8 @@ impl WorkerPool {
                 }
             }
         }
-        let erased: Vec<TaskRef> = tasks.iter().map(|t| t.clone() as TaskRef).collect();
-        backend::handing_over();
+        let erased: Vec<TaskRef<P>> = tasks.iter().map(|t| t.clone() as TaskRef<P>).collect();
+        P::handing_over();
         if let Err(e) = self.shared.dispatch.try_broadcast(erased) {
             c.rejected.fetch_add(1, Ordering::SeqCst);
             let closed = e == BroadcastError::Closed;
@@ -88,7 +88,7 @@ impl WorkerPool {
 /// One worker's copy of a broadcast closure.
 struct BroadcastCopy<F>(std::sync::Arc<F>);
 
-impl<F: Fn() -> T + Send + Sync + 'static, T> crate::task::Body<T> for BroadcastCopy<F> {
+impl<F: Fn() -> T + Send + Sync + 'static, T, R> crate::task::Body<T, R> for BroadcastCopy<F> {
     fn run(self) -> Ran<T> {
         Ran::Returned((self.0)())
     }

@@ -1,5 +1,6 @@
 //! Error types of the Rust API.
 
+use crate::memory::OutOfMemory;
 use std::fmt;
 
 /// Why [`WorkerPool::new`](crate::WorkerPool::new) refused to build a pool.
@@ -159,29 +160,3 @@ impl fmt::Display for ShutdownTimeout {
 }
 
 impl std::error::Error for ShutdownTimeout {}
-
-/// An allocation the shared memory could not hold: a wasm memory only grows, and only up to
-/// its maximum (the `--max-memory` link argument). Nothing was allocated for the refused value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OutOfMemory {
-    /// Bytes the refused allocation asked for.
-    pub needed: usize,
-    /// Bytes the memory had when it was refused (on wasm: the memory's size, which never
-    /// shrinks; natively 0, unknown).
-    pub in_use: usize,
-    /// The memory's maximum in bytes (natively `usize::MAX`).
-    pub maximum: usize,
-}
-
-impl fmt::Display for OutOfMemory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "out of memory: needed {} bytes, the memory holds {} bytes of its maximum {} (free pool.alloc views, \
-             wait for queued tasks, or build with a larger --max-memory)",
-            self.needed, self.in_use, self.maximum
-        )
-    }
-}
-
-impl std::error::Error for OutOfMemory {}

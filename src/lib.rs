@@ -15,6 +15,9 @@
 //! ```
 
 #![warn(missing_docs)]
+// The back-end seam (`backend.rs`) is crate-private: `pool::WorkerPool<B>` and its siblings are
+// generic over it, and users see them only as this target's `WorkerPool` (below).
+#![allow(private_bounds, private_interfaces)]
 #![cfg_attr(all(target_arch = "wasm32", not(loom)), feature(stdarch_wasm_atomic_wait, alloc_error_hook))]
 
 pub mod ring;
@@ -39,9 +42,13 @@ mod panic;
 #[cfg(not(loom))]
 mod broadcast;
 #[cfg(not(loom))]
+mod backend;
+#[cfg(not(loom))]
 mod pool;
 #[cfg(not(loom))]
 mod worker_loop;
+#[cfg(not(loom))]
+mod worker_slot;
 #[cfg(not(loom))]
 mod stats;
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
@@ -53,22 +60,27 @@ pub mod value;
 
 #[cfg(all(not(loom), not(target_arch = "wasm32")))]
 mod native;
-#[cfg(all(not(loom), not(target_arch = "wasm32")))]
-use native as backend;
-
 #[cfg(all(not(loom), target_arch = "wasm32"))]
 pub mod web;
+
+/// This target's back end: the one place that picks a platform (`backend.rs` is the seam).
+#[cfg(all(not(loom), not(target_arch = "wasm32")))]
+pub(crate) type Platform = native::Native;
 #[cfg(all(not(loom), target_arch = "wasm32"))]
-use web::backend;
+pub(crate) type Platform = web::Web;
 
 #[cfg(not(loom))]
 pub use cancel::CancelToken;
 #[cfg(not(loom))]
-pub use error::{BuildError, OutOfMemory, ShutdownTimeout, SubmitError, TaskError};
+pub use error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
+#[cfg(not(loom))]
+pub use memory::OutOfMemory;
 #[cfg(not(loom))]
 pub use broadcast::BroadcastHandle;
 #[cfg(not(loom))]
-pub use pool::{live_worker_threads, worker_id, worker_index, Shutdown, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
+pub use pool::{Shutdown, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
+#[cfg(not(loom))]
+pub use worker_loop::{live_worker_threads, worker_id, worker_index};
 #[cfg(not(loom))]
 pub use dispatch::{Priority, MAILBOX_CAPACITY};
 #[cfg(not(loom))]

@@ -18,7 +18,7 @@
 //! Tested by `tests/node/memory-pressure.test.mjs` (every case, in Node and Chromium) and the
 //! pressure soak (`tests/soak/pressure.mjs`).
 
-use crate::error::OutOfMemory;
+use std::fmt;
 
 /// The wasm-ld arguments (each passed as `-Clink-arg=…`) without which the wasm32 module's
 /// memory is not shared between workers; `N` is the maximum in bytes. ringpool's
@@ -155,3 +155,29 @@ mod tests {
         assert_eq!(try_vec::<u8>(10).unwrap().capacity(), 10);
     }
 }
+
+/// An allocation the shared memory could not hold: a wasm memory only grows, and only up to
+/// its maximum (the `--max-memory` link argument). Nothing was allocated for the refused value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// Bytes the refused allocation asked for.
+    pub needed: usize,
+    /// Bytes the memory had when it was refused (on wasm: the memory's size, which never
+    /// shrinks; natively 0, unknown).
+    pub in_use: usize,
+    /// The memory's maximum in bytes (natively `usize::MAX`).
+    pub maximum: usize,
+}
+
+impl fmt::Display for OutOfMemory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "out of memory: needed {} bytes, the memory holds {} bytes of its maximum {} (free pool.alloc views, \
+             wait for queued tasks, or build with a larger --max-memory)",
+            self.needed, self.in_use, self.maximum
+        )
+    }
+}
+
+impl std::error::Error for OutOfMemory {}

@@ -1,73 +1,39 @@
 //! Native back end: workers are `std::thread`s, timers run on one lazily started thread, and
 //! completions are delivered on the worker that settles the task (wakers are thread-safe).
 
+use crate::backend::{Backend, Delivered, Shared, TaskRef};
 use crate::cancel::{sweep_when_doubled, Hook};
 use crate::error::BuildError;
-use crate::pool::{enter_worker, Shared, TaskRef};
+use crate::worker_loop::enter_worker;
 use std::collections::BinaryHeap;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// Natively nothing is needed to carry completions: the settling thread wakes the waker.
-#[derive(Default)]
-#[allow(dead_code)]
-pub(crate) struct Delivery;
-
-/// The wasm back end times tasks to pick its doorbell; nothing to do natively.
-pub(crate) fn task_ended(_run_us: u64) {}
-
-/// A pending [`Backend::at`] (natively the timer thread owns it).
-pub(crate) struct Timer;
-
-/// Natively a completion wakes its handle's waker at once: no results wait for the owner.
-pub(crate) fn results_waiting(_shared: &Shared) -> bool {
-    false
-}
-
-/// Natively a completion wakes its handle's waker directly (`submitAll` batches and their
-/// quiet completions are a wasm doorbell matter).
-pub(crate) fn deliver(_shared: &Shared, task: TaskRef, _fulfilled: bool) {
-    task.header().deliver();
-}
-
-/// A popped task that was already settled: natively nobody waits for queue space.
-pub(crate) fn skipped(_shared: &Shared) {}
-
-/// Hand-over of memory between threads: natively every thread always sees all of it.
-#[inline]
-pub(crate) fn handing_over() {}
-
-#[inline]
-pub(crate) fn taken_over() {}
-
-pub(crate) fn all_workers_exited(shared: &Shared) {
-    shared.wake_shutdown_waiters();
-}
-
-/// Microseconds on a clock every thread shares (task wait and run times).
-pub(crate) fn now_us() -> u64 {
-    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    EPOCH.get_or_init(Instant::now).elapsed().as_micros() as u64
-}
-
-pub(crate) type Deadline = Instant;
-
+/// The native back end: the pool's handle keeps its timer queue.
 #[derive(Clone)]
-pub(crate) struct Backend {
+pub struct Native {
     timer: Arc<TimerQueue>,
 }
 
-impl Backend {
-    pub(crate) fn start(shared: &Arc<Shared>) -> Result<Self, BuildError> {
+impl Backend for Native {
+    type Config = ();
+    /// Natively nothing is needed to carry completions: the settling thread wakes the waker.
+    type Delivery = ();
+    /// Only JS bodies suspend, and they do not exist natively.
+    type Resumed = std::convert::Infallible;
+    type Deadline = Instant;
+    /// Natively the timer thread owns a pending action; dropping this does not cancel it.
+    type Timer = ();
+
+    fn start(shared: &Arc<Shared<Self>>, _config: ()) -> Result<Self, BuildError> {
         for index in 0..shared.workers {
             let worker = shared.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("ringpool-worker-{index}"))
                 .spawn(move || {
                     enter_worker(index);
-                    // Only JS tasks suspend, and they do not exist natively.
                     let suspended = worker.work(index);
-                    debug_assert!(suspended.is_none());
+                    debug_assert!(suspended.is_none(), "only JS bodies suspend");
                     worker.worker_exited();
                 });
             if let Err(e) = spawned {
@@ -79,33 +45,57 @@ impl Backend {
                 return Err(BuildError::Spawn(e.to_string()));
             }
         }
-        Ok(Backend { timer: Arc::new(TimerQueue::default()) })
+        Ok(Native { timer: Arc::new(TimerQueue::default()) })
     }
 
-    /// A task was admitted; natively the owner has no event loop to spare a wake-up.
-    pub(crate) fn admitted(&self) {}
+    /// Natively the owner has no event loop to spare a wake-up.
+    fn admitted(&self) {}
 
-    pub(crate) fn deadline(&self, after: Duration) -> Deadline {
+    fn deadline(&self, after: Duration) -> Instant {
         Instant::now() + after
     }
 
-    pub(crate) fn passed(&self, deadline: Deadline) -> bool {
+    fn passed(&self, deadline: Instant) -> bool {
         Instant::now() >= deadline
     }
 
-    /// Fires `hook` after `after`, unless it is stale by then (a task's deadline).
-    pub(crate) fn after_hook(&self, after: Duration, hook: Box<dyn Hook>, _task: &crate::pool::TaskRef) {
+    /// Runs `action` at `at` on the timer thread (it stays queued if the timer is dropped,
+    /// and must then do nothing harmful).
+    fn at(&self, at: Instant, action: Box<dyn FnOnce() + Send>) {
+        self.push(at, Action::Once(action));
+    }
+
+    /// Fires `hook` after `after`, unless it is stale by then.
+    fn after_hook(&self, after: Duration, hook: Box<dyn Hook>, _task: &TaskRef<Self>) {
         self.push(self.deadline(after), Action::Hook(hook));
     }
 
-    /// Runs `action` at `at` (on the timer thread; it stays queued if the [`Timer`] is dropped,
-    /// and must then do nothing harmful).
-    pub(crate) fn at(&self, at: Deadline, action: Box<dyn FnOnce() + Send>) -> Timer {
-        self.push(at, Action::Once(action));
-        Timer
+    fn now_us() -> u64 {
+        static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        EPOCH.get_or_init(Instant::now).elapsed().as_micros() as u64
     }
 
-    fn push(&self, at: Deadline, action: Action) {
+    /// A completion wakes its handle's waker on the settling thread (`submitAll` batches and
+    /// their quiet completions are a wasm doorbell matter).
+    fn deliver(_shared: &Shared<Self>, task: TaskRef<Self>, _delivered: Delivered) {
+        task.header().deliver();
+    }
+
+    /// Natively nobody waits for queue space.
+    fn skipped(_shared: &Shared<Self>) {}
+
+    /// A completion wakes its waker at once: no results wait for the owner.
+    fn results_waiting(_shared: &Shared<Self>) -> bool {
+        false
+    }
+
+    fn all_workers_exited(shared: &Shared<Self>) {
+        shared.wake_shutdown_waiters();
+    }
+}
+
+impl Native {
+    fn push(&self, at: Instant, action: Action) {
         let mut state = self.timer.state.lock().unwrap_or_else(|e| e.into_inner());
         state.seq += 1;
         let seq = state.seq;

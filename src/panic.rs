@@ -7,7 +7,8 @@
 //! [`catch`]. Out-of-memory panics inside [`catch`] or [`catch_oom`] are expected and print
 //! nothing. Panics elsewhere go to the previous hook untouched.
 
-use crate::error::{OutOfMemory, TaskError};
+use crate::error::TaskError;
+use crate::memory::OutOfMemory;
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Once;

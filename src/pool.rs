@@ -1,29 +1,28 @@
 //! Admission, accounting and shutdown: everything the native and the wasm back ends share
-//! (the worker loop is `worker_loop.rs`). The back end (`native` or `web`) only starts workers, runs timers and
-//! carries completions to the thread that waits for them.
+//! (the worker loop is `worker_loop.rs`). The back end (`native` or `web`, through the seam in
+//! `backend.rs`) only starts workers, runs timers and carries completions to the thread that
+//! waits for them.
 
-use crate::backend;
+use crate::backend::{Backend, Shared, TaskRef};
+use crate::Platform;
 use crate::cancel::CancelToken;
 use crate::dispatch::{Dispatch, Priority, MAILBOX_CAPACITY};
-pub use crate::worker_loop::{live_worker_threads, worker_id, worker_index};
-pub(crate) use crate::worker_loop::{enter_worker, WorkerSlot};
 use crate::histogram::PoolTimes;
-use crate::stats::{Counters, Settled, Stats};
+use crate::stats::{Counters, Stats};
 use crate::error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
 use crate::ring::PushError;
 use crate::sync::{Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
-use crate::task::{Output, Phase, Runnable, Task, TaskHandle};
+use crate::task::{Output, Task, TaskHandle};
+use crate::worker_slot::WorkerSlot;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 /// Most workers a pool may have.
 pub const MAX_WORKERS: usize = 256;
 /// Largest queue a pool may have.
 pub const MAX_QUEUE_CAPACITY: usize = 1 << 20;
-
-pub(crate) type TaskRef = Arc<dyn Runnable>;
 
 /// Options for one submission.
 #[derive(Debug, Clone, Default)]
@@ -39,13 +38,13 @@ pub struct TaskOptions {
 
 /// A task's registration with its [`CancelToken`] or its deadline: settles it with `err`.
 /// Weak, so that neither keeps a settled task (or the pool) alive, and stale once it settled.
-struct SettleHook {
-    shared: std::sync::Weak<Shared>,
-    task: std::sync::Weak<dyn Runnable>,
+struct SettleHook<B: Backend> {
+    shared: std::sync::Weak<Shared<B>>,
+    task: std::sync::Weak<dyn crate::task::Runnable<B::Resumed>>,
     err: TaskError,
 }
 
-impl crate::cancel::Hook for SettleHook {
+impl<B: Backend> crate::cancel::Hook for SettleHook<B> {
     fn fire(self: Box<Self>) {
         if let (Some(shared), Some(task)) = (self.shared.upgrade(), self.task.upgrade()) {
             shared.settle_err(&task, self.err);
@@ -57,79 +56,29 @@ impl crate::cancel::Hook for SettleHook {
     }
 }
 
-/// State shared by the pool handle, the workers and the back end.
-pub(crate) struct Shared {
-    pub(crate) dispatch: Dispatch<TaskRef>,
-    pub(crate) workers: usize,
-    /// Workers that have not exited (a crashed worker counts until it is replaced).
-    pub(crate) live: AtomicUsize,
-    pub(crate) slots: Box<[WorkerSlot]>,
-    /// Set by `shutdown_now`: everything still queued or running is settled as closed.
-    pub(crate) forced: AtomicBool,
-    pub(crate) counters: Counters,
-    pub(crate) times: PoolTimes,
-    /// Wakers of pending `shutdown` futures, woken when `live` reaches 0.
-    pub(crate) shutdown_waiters: Mutex<Vec<Waker>>,
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(crate) delivery: backend::Delivery,
-}
-
-impl Shared {
-    /// Settlement bookkeeping, then hand the task to whoever waits for it.
-    pub(crate) fn settled(&self, task: TaskRef, phase: Phase, kind: Settled) {
-        self.counters.settled(phase == Phase::Queued, kind);
-        backend::deliver(self, task, kind == Settled::Completed);
-    }
-
-    /// Settles `task` with `err` if nobody has yet (cancel, timeout, crash, force).
-    pub(crate) fn settle_err(&self, task: &TaskRef, err: TaskError) -> bool {
-        match task.settle_err(err.clone()) {
-            Some(phase) => {
-                self.settled(task.clone(), phase, Settled::from(&err));
-                true
-            }
-            None => false,
-        }
-    }
-
-    pub(crate) fn wake_shutdown_waiters(&self) {
-        let waiters = std::mem::take(&mut *self.shutdown_waiters.lock().unwrap_or_else(|e| e.into_inner()));
-        for w in waiters {
-            w.wake();
-        }
-    }
-
-    pub(crate) fn is_stopped(&self) -> bool {
-        self.live.load(Ordering::SeqCst) == 0
-    }
-
-    pub(crate) fn stats(&self) -> Stats {
-        let (run_time, wait_time) = self.times.summaries();
-        self.counters.snapshot(self.workers, self.dispatch.capacity(), run_time, wait_time)
-    }
-}
-
 /// A fixed set of worker threads consuming a bounded queue of tasks.
 ///
 /// On wasm32 the workers are Web Workers (worker_threads in Node) sharing this module's memory;
 /// natively they are `std::thread`s. Admission never blocks, so a browser main thread may own
 /// the pool. Dropping the pool without `shutdown` closes admission; accepted tasks still run.
-pub struct WorkerPool {
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) backend: backend::Backend,
+///
+/// `B` is the back end (crate-internal); it defaults to this target's, and only that one is
+/// ever built.
+pub struct WorkerPool<B: Backend = Platform> {
+    pub(crate) shared: Arc<Shared<B>>,
+    pub(crate) backend: B,
 }
 
 impl WorkerPool {
     /// Starts `workers` workers and a queue of `queue_capacity` slots.
     pub fn new(workers: usize, queue_capacity: usize) -> Result<Self, BuildError> {
-        Self::build(workers, queue_capacity, backend::Backend::start)
+        Self::build(workers, queue_capacity, Default::default())
     }
+}
 
-    pub(crate) fn build(
-        workers: usize,
-        queue_capacity: usize,
-        start: impl FnOnce(&Arc<Shared>) -> Result<backend::Backend, BuildError>,
-    ) -> Result<Self, BuildError> {
+impl<B: Backend> WorkerPool<B> {
+    /// [`new`](Self::new) with the back end's start options.
+    pub(crate) fn build(workers: usize, queue_capacity: usize, config: B::Config) -> Result<Self, BuildError> {
         // Both hooks are installed here, while the memory has room: installing one allocates,
         // and a first submission may come when the memory is full.
         crate::memory::install_backstop();
@@ -150,9 +99,9 @@ impl WorkerPool {
             counters: Counters::default(),
             times: PoolTimes::new(workers),
             shutdown_waiters: Mutex::new(Vec::new()),
-            delivery: backend::Delivery::default(),
+            delivery: B::Delivery::default(),
         });
-        let backend = start(&shared)?;
+        let backend = B::start(&shared, config)?;
         Ok(WorkerPool { shared, backend })
     }
 
@@ -217,13 +166,14 @@ impl WorkerPool {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.offer(f, options, true, None, None)
+        self.offer(f, options, true, None, None).map(|(handle, _)| handle)
     }
 
     /// `try_submit_with`; `count_full: false` for a caller that will wait for space and
     /// offer again (JS `submit`), so that `stats().rejected` counts only refusals the
     /// submitter saw. `batch`: the `submitAll` call the task belongs to. `route`: the worker
     /// that alone may take it (its transferred buffers went there), instead of the queue.
+    /// Returns the handle and the task as the pool holds it (for a deadline of the caller's).
     pub(crate) fn offer<F, T>(
         &self,
         f: F,
@@ -231,9 +181,9 @@ impl WorkerPool {
         count_full: bool,
         batch: Option<&Arc<crate::batch::Batch>>,
         route: Option<usize>,
-    ) -> Result<TaskHandle<T>, SubmitError<F>>
+    ) -> Result<(TaskHandle<T>, TaskRef<B>), SubmitError<F>>
     where
-        F: crate::task::Body<T>,
+        F: crate::task::Body<T, B::Resumed>,
         T: Send + 'static,
     {
         let c = &self.shared.counters;
@@ -241,7 +191,7 @@ impl WorkerPool {
             c.rejected.fetch_add(1, Ordering::SeqCst);
             return Err(SubmitError::Cancelled(f));
         }
-        let task = match Task::try_new(f, batch.cloned(), backend::now_us()) {
+        let task = match Task::try_new(f, batch.cloned(), B::now_us()) {
             Ok(task) => task,
             Err(f) => {
                 c.rejected.fetch_add(1, Ordering::SeqCst);
@@ -253,11 +203,10 @@ impl WorkerPool {
             c.rejected.fetch_add(1, Ordering::SeqCst);
             return Err(SubmitError::OutOfMemory(task.into_body(), oom));
         }
-        let erased: TaskRef = task.clone();
-        backend::handing_over();
+        B::handing_over();
         let pushed = match route {
-            Some(index) => self.shared.dispatch.try_route(index, erased),
-            None => self.shared.dispatch.try_push(erased, options.priority),
+            Some(index) => self.shared.dispatch.try_route(index, task.clone()),
+            None => self.shared.dispatch.try_push(task.clone(), options.priority),
         };
         if let Err(e) = pushed {
             let closed = matches!(e, PushError::Closed(_));
@@ -269,12 +218,13 @@ impl WorkerPool {
             return Err(if closed { SubmitError::Closed(f) } else { SubmitError::QueueFull(f) });
         }
         c.accepted.fetch_add(1, Ordering::SeqCst);
+        let erased: TaskRef<B> = task.clone();
         if options.cancel.is_some() || options.timeout.is_some() {
-            self.watch(&(task.clone() as TaskRef), options);
+            self.watch(&erased, options);
         }
         self.backend.admitted();
         let task: Arc<dyn Output<T>> = task;
-        Ok(TaskHandle { task })
+        Ok((TaskHandle { task }, erased))
     }
 
     /// Makes the queue's lane for `priority` (and the mailboxes, for a broadcast) on first use.
@@ -309,7 +259,7 @@ impl WorkerPool {
     }
 
     /// Arms cancellation and the deadline of an accepted task.
-    fn watch(&self, erased: &TaskRef, options: TaskOptions) {
+    fn watch(&self, erased: &TaskRef<B>, options: TaskOptions) {
         if let Some(token) = options.cancel {
             token.on_cancel(self.settle_hook(erased, TaskError::Cancelled));
         }
@@ -320,13 +270,13 @@ impl WorkerPool {
 
     /// Settles `task` with `err` when fired, unless it settled before (cancel tokens, timers,
     /// the JS API's deadline queue).
-    pub(crate) fn settle_hook(&self, task: &TaskRef, err: TaskError) -> Box<dyn crate::cancel::Hook> {
+    pub(crate) fn settle_hook(&self, task: &TaskRef<B>, err: TaskError) -> Box<dyn crate::cancel::Hook> {
         Box::new(SettleHook { shared: Arc::downgrade(&self.shared), task: Arc::downgrade(task), err })
     }
 
     /// Closes admission at once, runs every accepted task, and resolves when all workers have
     /// exited and released their resources.
-    pub fn shutdown(&self) -> Shutdown {
+    pub fn shutdown(&self) -> Shutdown<B> {
         self.shared.dispatch.close();
         Shutdown { shared: self.shared.clone(), backend: self.backend.clone(), deadline: None, timer: None }
     }
@@ -336,7 +286,7 @@ impl WorkerPool {
     /// killed (a thread stopped mid-allocation would wedge the shared allocator): they see
     /// [`is_cancelled`](crate::is_cancelled), their results are dropped, and the returned
     /// future resolves once the workers have exited.
-    pub fn shutdown_now(&self) -> Shutdown {
+    pub fn shutdown_now(&self) -> Shutdown<B> {
         let shared = &self.shared;
         shared.forced.store(true, Ordering::SeqCst);
         shared.dispatch.close();
@@ -368,7 +318,7 @@ impl WorkerPool {
     /// assert_eq!(ringpool::block_on(h), Ok("done"), "accepted tasks ran first");
     /// assert!(pool.try_submit(|| ()).is_err(), "admission is closed");
     /// ```
-    pub fn shutdown_timeout(&self, timeout: Duration) -> Shutdown {
+    pub fn shutdown_timeout(&self, timeout: Duration) -> Shutdown<B> {
         let mut s = self.shutdown();
         s.deadline = Some(self.backend.deadline(timeout));
         s
@@ -394,21 +344,19 @@ impl WorkerPool {
 // not panic, so a caught panic cannot leave it inconsistent. wasm-bindgen needs these when
 // panics unwind, because every export runs under `catch_unwind`, and an exported async fn that
 // holds a pool, a `TaskHandle` (task.rs) or a `Shutdown` across `.await` is such an export.
-impl std::panic::UnwindSafe for Shared {}
-impl std::panic::RefUnwindSafe for Shared {}
-impl std::panic::UnwindSafe for WorkerPool {}
-impl std::panic::RefUnwindSafe for WorkerPool {}
-impl std::panic::UnwindSafe for Shutdown {}
-impl std::panic::RefUnwindSafe for Shutdown {}
+impl<B: Backend> std::panic::UnwindSafe for WorkerPool<B> {}
+impl<B: Backend> std::panic::RefUnwindSafe for WorkerPool<B> {}
+impl<B: Backend> std::panic::UnwindSafe for Shutdown<B> {}
+impl<B: Backend> std::panic::RefUnwindSafe for Shutdown<B> {}
 
-impl Drop for WorkerPool {
+impl<B: Backend> Drop for WorkerPool<B> {
     fn drop(&mut self) {
         // Workers drain what was accepted and exit; nobody needs to wait for them.
         self.shared.dispatch.close();
     }
 }
 
-impl std::fmt::Debug for WorkerPool {
+impl<B: Backend> std::fmt::Debug for WorkerPool<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WorkerPool").field("stats", &self.stats()).finish()
     }
@@ -416,15 +364,17 @@ impl std::fmt::Debug for WorkerPool {
 
 /// Future returned by [`WorkerPool::shutdown`]: resolves once every worker has exited.
 #[must_use = "shutdown closes admission at once; await it to wait for the workers"]
-pub struct Shutdown {
-    shared: Arc<Shared>,
-    backend: backend::Backend,
-    deadline: Option<backend::Deadline>,
+pub struct Shutdown<B: Backend = Platform> {
+    shared: Arc<Shared<B>>,
+    backend: B,
+    deadline: Option<B::Deadline>,
     /// The wake-up at `deadline`, once armed.
-    timer: Option<backend::Timer>,
+    timer: Option<B::Timer>,
 }
 
-impl Future for Shutdown {
+impl<B: Backend> Unpin for Shutdown<B> {}
+
+impl<B: Backend> Future for Shutdown<B> {
     type Output = Result<(), ShutdownTimeout>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

@@ -42,16 +42,16 @@ pub(crate) struct Header {
     pub(crate) batch: Option<Arc<Batch>>,
     /// When it was admitted, on the back end's clock (µs): the start of its wait time.
     pub(crate) admitted_us: u64,
-    /// wasm: a main-thread callback (resolves a JS promise) run on delivery instead of waking.
-    #[cfg(all(target_arch = "wasm32", not(loom)))]
-    pub(crate) on_main: std::cell::Cell<Option<Box<dyn FnOnce()>>>,
+    /// A callback run on delivery instead of waking the waker, for a back end that delivers
+    /// on the thread that owns the pool (the web's promise table). Set and run only there:
+    /// see [`Header::set_on_owner`].
+    on_owner: std::cell::Cell<Option<Box<dyn FnOnce()>>>,
 }
 
-// SAFETY (wasm only, for `on_main`): the callback is set and taken only on the pool's owner
-// thread (`into_promise` and the completion drain both run there); no other thread touches it.
-#[cfg(all(target_arch = "wasm32", not(loom)))]
+// SAFETY: every field but `on_owner` is Sync and Send. `on_owner` is set only through
+// `set_on_owner`, whose contract keeps every access to it on the thread that owns the pool
+// (the setter and the back end's delivery both run there), so no two threads touch it.
 unsafe impl Sync for Header {}
-#[cfg(all(target_arch = "wasm32", not(loom)))]
 unsafe impl Send for Header {}
 
 impl Header {
@@ -61,8 +61,7 @@ impl Header {
             waker: Mutex::new(None),
             batch,
             admitted_us,
-            #[cfg(all(target_arch = "wasm32", not(loom)))]
-            on_main: std::cell::Cell::new(None),
+            on_owner: std::cell::Cell::new(None),
         }
     }
 
@@ -102,10 +101,19 @@ impl Header {
         }
     }
 
+    /// Has `deliver` run `callback` instead of waking the waker.
+    ///
+    /// # Safety
+    /// Only on the thread that owns the pool, whose back end calls [`deliver`](Self::deliver)
+    /// for this task on that same thread (never on a worker).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) unsafe fn set_on_owner(&self, callback: Box<dyn FnOnce()>) {
+        self.on_owner.set(Some(callback));
+    }
+
     /// Wakes whoever waits for the result (runs on the delivering thread).
     pub(crate) fn deliver(&self) {
-        #[cfg(all(target_arch = "wasm32", not(loom)))]
-        if let Some(cb) = self.on_main.take() {
+        if let Some(cb) = self.on_owner.take() {
             cb();
             return;
         }
@@ -116,8 +124,9 @@ impl Header {
     }
 }
 
-/// What the pool needs from any task, whatever its closure and result types.
-pub(crate) trait Runnable: Send + Sync {
+/// What the pool needs from any task, whatever its closure and result types. `R` is what a
+/// suspended body resumes with ([`Backend::Resumed`](crate::backend::Backend::Resumed)).
+pub(crate) trait Runnable<R>: Send + Sync {
     fn header(&self) -> &Header;
     /// Runs the body if the task is still queued. Returns `Some((phase, outcome))` when this call
     /// settled the task, `None` when it had been settled before (then the body did not run,
@@ -126,8 +135,7 @@ pub(crate) trait Runnable: Send + Sync {
     /// Settles the task with `err` unless it is settled already.
     fn settle_err(&self, err: TaskError) -> Option<Phase>;
     /// Finishes a task whose body suspended, with what its promise settled with.
-    #[cfg(target_arch = "wasm32")]
-    fn finish_suspended(&self, result: Resumed, failed: bool) -> Option<Outcome>;
+    fn finish_suspended(&self, result: R, failed: bool) -> Option<Outcome>;
 }
 
 /// How a task that a worker ran ended, for the pool's counters.
@@ -143,7 +151,8 @@ pub(crate) enum Outcome {
 }
 
 /// A task whose result type is `T`: what a [`TaskHandle`] polls.
-pub(crate) trait Output<T>: Runnable {
+pub(crate) trait Output<T>: Send + Sync {
+    fn header(&self) -> &Header;
     fn poll_result(&self, cx: &mut Context<'_>) -> Poll<Result<T, TaskError>>;
     /// Takes the result if it is there and not yet taken.
     fn take_result(&self) -> Option<Result<T, TaskError>>;
@@ -151,23 +160,18 @@ pub(crate) trait Output<T>: Runnable {
 
 /// What a task runs: any `FnOnce() -> T + Send` closure, or a named type, so that a refused
 /// submission hands back data its submitter can keep (the JS layer's bodies, which then also
-/// live inline in the task instead of in a second allocation).
-pub(crate) trait Body<T>: Send + 'static {
+/// live inline in the task instead of in a second allocation). `R` is what a suspended body
+/// resumes with.
+pub(crate) trait Body<T, R>: Send + 'static {
     fn run(self) -> Ran<T>;
 
     /// The result of a body of this type that suspended ([`Ran::Suspended`]), from what its
     /// promise settled with; `None` for bodies that never suspend.
-    #[cfg(target_arch = "wasm32")]
-    fn resumed(value: Resumed) -> Option<T> {
+    fn resumed(value: R) -> Option<T> {
         drop(value);
         None
     }
 }
-
-/// What a suspended body's promise settled with: a JS task's outcome (only wasm bodies
-/// suspend).
-#[cfg(target_arch = "wasm32")]
-pub(crate) type Resumed = crate::web::JsOutcome;
 
 /// How a body ended, when it did not panic.
 #[derive(Debug)]
@@ -184,7 +188,7 @@ pub(crate) enum Ran<T> {
     Suspended,
 }
 
-impl<T, F: FnOnce() -> T + Send + 'static> Body<T> for F {
+impl<T, R, F: FnOnce() -> T + Send + 'static> Body<T, R> for F {
     fn run(self) -> Ran<T> {
         Ran::Returned(self())
     }
@@ -206,7 +210,7 @@ unsafe impl<F: Send, T: Send> Send for Task<F, T> {}
 
 impl<F, T> Task<F, T>
 where
-    F: Body<T>,
+    F: Send + 'static,
     T: Send + 'static,
 {
     fn with_body(body: F, batch: Option<Arc<Batch>>, admitted_us: u64) -> Self {
@@ -249,9 +253,9 @@ where
     }
 }
 
-impl<F, T> Runnable for Task<F, T>
+impl<F, T, R> Runnable<R> for Task<F, T>
 where
-    F: Body<T>,
+    F: Body<T, R>,
     T: Send + 'static,
 {
     fn header(&self) -> &Header {
@@ -299,8 +303,7 @@ where
         Some(phase)
     }
 
-    #[cfg(target_arch = "wasm32")]
-    fn finish_suspended(&self, result: Resumed, failed: bool) -> Option<Outcome> {
+    fn finish_suspended(&self, result: R, failed: bool) -> Option<Outcome> {
         let value = F::resumed(result)?;
         self.header.begin_settle()?;
         self.write(Ok(value));
@@ -310,9 +313,13 @@ where
 
 impl<F, T> Output<T> for Task<F, T>
 where
-    F: Body<T>,
+    F: Send + 'static,
     T: Send + 'static,
 {
+    fn header(&self) -> &Header {
+        &self.header
+    }
+
     fn poll_result(&self, cx: &mut Context<'_>) -> Poll<Result<T, TaskError>> {
         if let Some(r) = self.take_result() {
             return Poll::Ready(r);

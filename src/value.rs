@@ -186,7 +186,7 @@ pub enum CodecError {
         /// Where in the value, e.g. `args[1].pixels`.
         path: String,
         /// The refused allocation.
-        oom: crate::OutOfMemory,
+        oom: crate::memory::OutOfMemory,
     },
 }
 

@@ -146,8 +146,8 @@ impl<T> Dispatch<T> {
     /// submitter no `notify` and itself no futex round trip. `true` if work (or close) showed
     /// up. Only the first idle worker polls long (`LEAD_SPIN_POLLS`, ~0.15 ms of one core each
     /// time the pool falls idle), so that a caller awaiting one task at a time finds it awake;
-    /// the others poll briefly and sleep, leaving the cores to the submitter. The figures
-    /// behind both counts are in bench/README.md ("Round trips").
+    /// the others poll briefly and sleep, leaving the cores to the submitter. Why: src/README.md,
+    /// "Polling workers".
     fn spin_until_work(&self, index: usize, hold: Option<PollHold<'_>>) -> bool {
         // One idle worker at a time polls long: it catches the next submission without a
         // futex round trip, while the others sleep and leave the cores to the submitter.

@@ -40,6 +40,9 @@ struct Link {
     listener: JsValue,
     /// Live [`SignalUse`]s.
     users: usize,
+    /// Told after the token is cancelled: pools with `submit`s waiting for space on this
+    /// signal (their tasks are not admitted, so the token has no hook of theirs).
+    after: Vec<Weak<dyn AfterAbort>>,
 }
 
 thread_local! {
@@ -51,8 +54,6 @@ thread_local! {
         set_abort_handler(&handler);
         handler
     };
-    /// The pools on this thread, told after a signal's token is cancelled.
-    static POOLS: RefCell<Vec<Weak<dyn AfterAbort>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A pool's part in an abort beyond its token: rejecting `submit`s that wait for space.
@@ -62,23 +63,13 @@ pub(crate) trait AfterAbort {
 
 fn on_abort(id: u32) {
     // Not borrowed across `cancel`: settling tasks drops their `SignalUse`s, which release.
-    let token = LINKS.with(|l| l.borrow().get(&id).map(|link| link.token.clone()));
-    if let Some(token) = token {
+    let found = LINKS.with(|l| l.borrow().get(&id).map(|link| (link.token.clone(), link.after.clone())));
+    if let Some((token, after)) = found {
         token.cancel();
-        let pools: Vec<_> = POOLS.with(|p| p.borrow().iter().filter_map(Weak::upgrade).collect());
-        for pool in pools {
+        for pool in after.iter().filter_map(Weak::upgrade) {
             pool.after_abort();
         }
     }
-}
-
-/// Tells `pool` (on this thread) after every abort of a linked signal, while it lives.
-pub(crate) fn register(pool: Weak<dyn AfterAbort>) {
-    POOLS.with(|p| {
-        let mut pools = p.borrow_mut();
-        pools.retain(|w| w.strong_count() > 0);
-        pools.push(pool);
-    });
 }
 
 /// One task's use of a signal. Dropping it (on this thread) releases the signal's link.
@@ -100,6 +91,11 @@ pub(crate) enum Acquired {
 
 impl SignalUse {
     /// Links `signal`: one call into JS when the signal is linked already, two when not.
+    /// Whether `v` is an `AbortSignal` (or quacks like one), aborted or not.
+    pub(crate) fn is_signal(v: &JsValue) -> bool {
+        signal_id(v) != -1
+    }
+
     pub(crate) fn acquire(signal: &JsValue) -> Acquired {
         let id = match signal_id(signal) {
             -1 => return Acquired::NotASignal,
@@ -117,13 +113,26 @@ impl SignalUse {
                 return Acquired::ListenFailed;
             };
             let token = CancelToken::new();
-            links.insert(id, Link { signal: signal.clone(), token: token.clone(), listener, users: 1 });
+            links.insert(id, Link { signal: signal.clone(), token: token.clone(), listener, users: 1, after: Vec::new() });
             Acquired::Linked(SignalUse { id, token })
         })
     }
 
     pub(crate) fn token(&self) -> &CancelToken {
         &self.token
+    }
+
+    /// Has `pool` told after the signal aborts (once per pool), while the link lives: a
+    /// `submit` of that pool waits for space with this signal.
+    pub(crate) fn tell_after_abort(&self, pool: Weak<dyn AfterAbort>) {
+        LINKS.with(|l| {
+            let mut links = l.borrow_mut();
+            let after = &mut links.get_mut(&self.id).expect("a SignalUse keeps its link").after;
+            after.retain(|w| w.strong_count() > 0);
+            if !after.iter().any(|w| Weak::ptr_eq(w, &pool)) {
+                after.push(pool);
+            }
+        });
     }
 
     /// The signal's `reason` (the link lives as long as this use).

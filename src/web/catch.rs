@@ -6,16 +6,14 @@
 //! message. A caller awaiting one short task at a time then gets its result without a
 //! message's wake-up ("The owner's catch", src/README.md).
 
-use super::backend::clock;
-use super::owner::Main;
+use super::clock::clock;
+use super::delivery::Delivery;
 use std::cell::Cell;
-use std::panic::AssertUnwindSafe;
-use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// How long one catch waits (µs): a no-op task's round trip through a polling worker takes a
-/// few µs, the message doorbell's ~10–20 µs more (bench/README.md, "The owner's catch").
+/// few µs, the message doorbell's ~10–20 µs more (src/README.md, "The owner's catch").
 const CATCH_US: f64 = 40.0;
 /// How much of that the owner polls before it sleeps: a worker on another core answers within
 /// it; one that shares the owner's core only runs once the owner sleeps.
@@ -25,7 +23,7 @@ const POLL_US: f64 = 10.0;
 /// there are stretches where the owner and the worker do not run at once (a shared core, or
 /// the host running both vCPUs on one); each catch then polled in vain and slept until
 /// the worker's notify got the owner a core again, 35–40 µs in all, against ~20 µs for the
-/// message (bench/README.md, "The owner's catch").
+/// message (src/README.md, "The owner's catch").
 const SLOW_US: f64 = 20.0;
 /// Most solo admissions the owner passes over after a catch that found nothing (or was slow):
 /// each miss in a row doubles the count (1, 2, 4, …) up to this, and a quick catch resets it,
@@ -39,6 +37,8 @@ extern "C" {
     fn queue_microtask(f: &js_sys::Function);
 }
 
+/// One owner's catch state; the owner (`Main`) queues it after an admission and drains after
+/// it.
 pub(super) struct Catch {
     /// This owner thread may poll: it may block, and workers ring it with messages.
     enabled: bool,
@@ -48,47 +48,35 @@ pub(super) struct Catch {
     skip: Cell<u32>,
     /// What `skip` becomes after the next catch that finds nothing (doubles up to `MAX_SKIP`).
     backoff: Cell<u32>,
+    /// What the queued microtask runs: the owner's catch, then its drain.
     run: Closure<dyn FnMut()>,
 }
 
 impl Catch {
-    pub(super) fn new(main: Weak<Main>, enabled: bool) -> Self {
-        // Closures must be UnwindSafe under panic=unwind; `Main` is only used on this thread.
-        let main = AssertUnwindSafe(main);
-        let run = Closure::new(move || {
-            let main = &main;
-            if let Some(main) = main.0.upgrade() {
-                main.catch_completions();
-            }
-        });
+    pub(super) fn new(run: Closure<dyn FnMut()>, enabled: bool) -> Self {
         Catch { enabled, queued: Cell::new(false), skip: Cell::new(0), backoff: Cell::new(1), run }
     }
-}
 
-impl Main {
     /// After an admission on the owner thread: queues a catch if this task is the only one in
     /// flight (a caller awaiting one task at a time) and none is queued already.
-    pub(crate) fn admitted(&self) {
-        let c = &self.catch;
-        if !c.enabled || c.queued.get() || self.shared.counters.in_flight() > 1 {
+    pub(super) fn admitted(&self, in_flight: u64) {
+        if !self.enabled || self.queued.get() || in_flight > 1 {
             return;
         }
-        if c.skip.get() > 0 {
-            c.skip.set(c.skip.get() - 1);
+        if self.skip.get() > 0 {
+            self.skip.set(self.skip.get() - 1);
             return;
         }
-        c.queued.set(true);
+        self.queued.set(true);
         // A microtask: submissions made in the same turn are all admitted first.
-        queue_microtask(c.run.as_ref().unchecked_ref());
+        queue_microtask(self.run.as_ref().unchecked_ref());
     }
 
-    /// Waits until something is delivered or `CATCH_US` pass, then drains. A push that must
-    /// ring meanwhile notifies the catch bell instead (`Completions::begin_catch`, `ring`); the
-    /// drain after `end_catch` takes every push.
-    fn catch_completions(&self) {
-        let c = &self.catch;
-        c.queued.set(false);
-        let d = &self.shared.delivery;
+    /// Waits until something is delivered or `CATCH_US` pass; the owner drains next. A push
+    /// that must ring meanwhile notifies the catch bell instead (`Completions::begin_catch`,
+    /// `ring`); the drain after `end_catch` takes every push.
+    pub(super) fn catch<T>(&self, d: &Delivery<T>) {
+        self.queued.set(false);
         d.head.begin_catch();
         let start = clock();
         let elapsed_us = || (clock() - start) * 1000.0;
@@ -108,11 +96,10 @@ impl Main {
         };
         d.head.end_catch();
         if caught && elapsed_us() < SLOW_US {
-            c.backoff.set(1);
+            self.backoff.set(1);
         } else {
-            c.skip.set(c.backoff.get());
-            c.backoff.set((c.backoff.get() * 2).min(MAX_SKIP));
+            self.skip.set(self.backoff.get());
+            self.backoff.set((self.backoff.get() * 2).min(MAX_SKIP));
         }
-        self.drain();
     }
 }

@@ -91,7 +91,7 @@ extern "C" {
     #[wasm_bindgen(js_name = handoverSlot, catch)]
     fn handover_slot(items: &JsValue, v: &JsValue, n: f64) -> Result<f64, JsValue>;
     #[wasm_bindgen(js_name = handedPlaceholder)]
-    fn handed_placeholder(id: u32, slot: u32, kind: &str, offset: u32, len: u32) -> JsValue;
+    fn handed_placeholder(slot: u32, kind: &str, offset: u32, len: u32) -> JsValue;
 }
 
 /// A submission's `options.transfer` as the reader sees it: a listed buffer large enough to
@@ -525,8 +525,8 @@ pub(crate) fn to_js(v: &Value) -> JsValue {
         Value::Error { name, message, stack } => error_of(name, message, stack),
         Value::Json(text) => json_parse(text),
         // Filled in with the buffer once the worker has claimed it (`runTask`, jsfn.js).
-        Value::Transferred { handover, slot, view, offset, len } => {
-            handed_placeholder(*handover, *slot, view.map_or("", TypedKind::name), *offset, *len)
+        Value::Transferred { handover: _, slot, view, offset, len } => {
+            handed_placeholder(*slot, view.map_or("", TypedKind::name), *offset, *len)
         }
     }
 }

@@ -100,15 +100,21 @@ impl From<TaskError> for JsValue {
     }
 }
 
+/// The JS error for a refused submission, the one mapping of [`SubmitError`] (a refused
+/// `trySubmit`, `submit`, `broadcast`, or a Rust API call's `?`).
+pub(crate) fn submit_error_to_js<F>(e: &SubmitError<F>) -> JsValue {
+    match e {
+        SubmitError::QueueFull(_) => make_error(ErrorKind::QueueFull, "", None),
+        SubmitError::Closed(_) => make_error(ErrorKind::PoolClosed, "", None),
+        SubmitError::Cancelled(_) => make_error(ErrorKind::Cancelled, &e.to_string(), None),
+        SubmitError::OutOfMemory(_, oom) => out_of_memory_to_js(oom, &format!("the task does not fit in memory: {oom}")),
+    }
+}
+
 /// The closure is dropped: match on the error first to get it back.
 impl<F> From<SubmitError<F>> for JsValue {
     fn from(e: SubmitError<F>) -> JsValue {
-        match &e {
-            SubmitError::QueueFull(_) => make_error(ErrorKind::QueueFull, "", None),
-            SubmitError::Closed(_) => make_error(ErrorKind::PoolClosed, "", None),
-            SubmitError::Cancelled(_) => make_error(ErrorKind::Cancelled, &e.to_string(), None),
-            SubmitError::OutOfMemory(_, oom) => out_of_memory_to_js(oom, &oom.to_string()),
-        }
+        submit_error_to_js(&e)
     }
 }
 

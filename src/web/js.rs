@@ -3,7 +3,8 @@
 
 use super::deadlines::{Deadlines, Watch};
 use super::jsfn;
-use super::{js_error, ErrorKind, memory_bytes, note_buffer, out_of_memory_to_js, pool_view_offset, task_error_to_js};
+use super::errors::{js_error, submit_error_to_js, task_error_to_js, ErrorKind};
+use super::{memory_bytes, note_buffer, out_of_memory_to_js, pool_view_offset};
 use crate::value::TypedKind;
 use crate::batch::Batch;
 use crate::sync::Arc;
@@ -50,35 +51,37 @@ extern "C" {
 
 pub use super::rust_task::Task;
 use super::submission::{
-    get, is_task_wrapper, js_number, prefix_message, prepare, read_options, read_size, type_name, CallOptions, Prepared, Signal,
-    Transfer,
+    check_object, check_options, check_repeatable_task, get, js_number, prefix_message, prepare, read_options, read_size, type_name,
+    CallOptions, Prepared, Signal, Transfer,
 };
 
 
+/// Why an admission did not happen: the queue is full (the submission comes back, to wait for
+/// space), or the rejection to answer with.
 enum Refused {
     Full(Prepared),
-    Closed,
-    Aborted(JsValue),
-    OutOfMemory(crate::OutOfMemory),
+    Rejected(JsValue),
 }
 
 impl Refused {
-    /// The rejection for a refusal other than `Full`.
     fn into_error(self) -> JsValue {
         match self {
-            Refused::Full(_) => js_error(ErrorKind::QueueFull, ""),
-            Refused::Closed => js_error(ErrorKind::PoolClosed, ""),
-            Refused::Aborted(reason) => reason,
-            Refused::OutOfMemory(oom) => out_of_memory_to_js(&oom, &format!("the task does not fit in memory: {oom}")),
+            Refused::Full(_) => submit_error_to_js(&SubmitError::QueueFull(())),
+            Refused::Rejected(error) => error,
         }
     }
+}
+
+/// The rejection for a submission the memory cannot hold.
+fn out_of_memory(oom: crate::OutOfMemory) -> JsValue {
+    submit_error_to_js(&SubmitError::OutOfMemory((), oom))
 }
 
 /// Runs an admission step (reading arguments, making the task), turning an allocation that
 /// failed anywhere inside it into a rejection with `OutOfMemoryError` (`src/memory.rs`).
 fn guarded<T>(step: impl FnOnce() -> Result<T, JsValue>) -> Result<T, JsValue> {
     crate::memory::rearm();
-    crate::panic::catch_oom(step).unwrap_or_else(|oom| Err(Refused::OutOfMemory(oom).into_error()))
+    crate::panic::catch_oom(step).unwrap_or_else(|oom| Err(out_of_memory(oom)))
 }
 
 /// A `submit` call waiting for queue space.
@@ -120,6 +123,11 @@ impl super::abort::AfterAbort for Inner {
 }
 
 impl Inner {
+    /// Reads one submission of this pool (`submission::prepare`).
+    fn prepare(&self, task: JsValue, args: JsValue, options: &mut CallOptions) -> Result<Prepared, JsValue> {
+        prepare(self.pool.backend.main(), self.task_module, task, args, options)
+    }
+
     /// Offers a prepared task to the ring. `waiting`: a `submit` that will wait for space if
     /// the queue is full (not counted as rejected).
     fn admit(&self, p: Prepared, waiting: bool) -> Result<Promise, Refused> {
@@ -128,12 +136,12 @@ impl Inner {
         let Prepared { body, signal, deadline, batch, priority, transfer } = p;
         let route = transfer.as_ref().and_then(Transfer::route);
         match self.pool.offer(body, options, !waiting, batch.as_ref(), route) {
-            Ok(handle) => {
+            Ok((handle, erased)) => {
                 let mut transfer = transfer;
                 if let Some(t) = transfer.as_mut() {
                     t.detach();
                 }
-                let watch = deadline.map(|at| self.time_out_at(at, &handle));
+                let watch = deadline.map(|at| self.time_out_at(at, &erased));
                 // Moved into the settle callback: the signal's link, the deadline's entry and
                 // the handed-over buffers not yet claimed live until the task settles.
                 let held = AssertUnwindSafe((signal, watch, transfer));
@@ -151,24 +159,20 @@ impl Inner {
                 }))
             }
             Err(SubmitError::QueueFull(body)) => Err(Refused::Full(Prepared { body, signal, deadline, batch, priority, transfer })),
-            Err(SubmitError::Closed(_)) => {
+            Err(e) => {
                 self.refused(batch.as_ref());
-                Err(Refused::Closed)
-            }
-            Err(SubmitError::Cancelled(_)) => {
-                self.refused(batch.as_ref());
-                Err(Refused::Aborted(signal.as_ref().map(Signal::reason).unwrap_or_else(|| js_error(ErrorKind::Cancelled, ""))))
-            }
-            Err(SubmitError::OutOfMemory(_, oom)) => {
-                self.refused(batch.as_ref());
-                Err(Refused::OutOfMemory(oom))
+                // An aborted signal's task rejects with the signal's reason.
+                Err(Refused::Rejected(match (&e, signal.as_ref()) {
+                    (SubmitError::Cancelled(_), Some(signal)) => signal.reason(),
+                    _ => submit_error_to_js(&e),
+                }))
             }
         }
     }
 
     /// Times the task out at `at` (clock ms) unless the returned entry is dropped first.
-    fn time_out_at<T>(&self, at: f64, handle: &crate::TaskHandle<T>) -> Watch {
-        let hook = self.pool.settle_hook(&(handle.task.clone() as crate::pool::TaskRef), TaskError::TimedOut);
+    fn time_out_at(&self, at: f64, task: &super::owner::TaskRef) -> Watch {
+        let hook = self.pool.settle_hook(task, TaskError::TimedOut);
         self.deadlines.watch(at, Box::new(move || hook.fire()))
     }
 
@@ -177,7 +181,7 @@ impl Inner {
     fn refused(&self, batch: Option<&Arc<Batch>>) {
         if let Some(b) = batch {
             b.member_refused();
-            crate::web::backend::ring(&self.pool.shared);
+            super::backend::ring(&self.pool.shared, None);
         }
     }
 
@@ -190,7 +194,7 @@ impl Inner {
 
     /// `submit`'s admission: at once if nobody waits ahead and there is space, else behind the
     /// earlier waiters. Refusals (closed, aborted) are rejected promises.
-    fn enqueue(&self, prepared: Prepared) -> Promise {
+    fn enqueue(self: &Rc<Self>, prepared: Prepared) -> Promise {
         let prepared = if self.waiters.borrow().is_empty() {
             match self.admit(prepared, true) {
                 Ok(p) => return p,
@@ -206,8 +210,12 @@ impl Inner {
     /// Queues `prepared` behind earlier waiters until there is space; the promise resolves to
     /// the task's promise once admitted. Timeout while waiting rejects it, and so does abort
     /// ([`reject_aborted`](Self::reject_aborted), run by the signal's link).
-    fn wait_for_space(&self, prepared: Prepared) -> Promise {
+    fn wait_for_space(self: &Rc<Self>, prepared: Prepared) -> Promise {
         let deadline = prepared.deadline;
+        // Its signal's abort rejects it while it waits (`reject_aborted`).
+        if let Some(Signal::Linked(signal)) = prepared.signal.as_ref() {
+            signal.tell_after_abort(Rc::downgrade(self) as Weak<dyn super::abort::AfterAbort>);
+        }
         // Accepted to wait: the caller's buffers go now, as a message's would on posting.
         let gone = Rc::new(Cell::new(false));
         let mut slot = Some(prepared);
@@ -226,7 +234,7 @@ impl Inner {
             if waiters.try_reserve(1).is_err() {
                 gone_w.set(true);
                 let oom = crate::memory::out_of_memory(std::mem::size_of::<Waiter>() * (waiters.len() + 1));
-                drop(reject.call1(&JsValue::UNDEFINED, &Refused::OutOfMemory(oom).into_error()));
+                drop(reject.call1(&JsValue::UNDEFINED, &out_of_memory(oom)));
                 return;
             }
             let mut prepared = slot.take();
@@ -305,8 +313,8 @@ impl Inner {
 impl JsPool {
     /// `Pool.create({workers, queueCapacity})`: resolves once every worker is ready.
     pub fn create(options: JsValue) -> Promise {
-        if !(options.is_undefined() || options.is_null() || options.is_object()) {
-            return Promise::reject(&js_error(ErrorKind::Type, &format!("options must be an object, got {}", type_name(&options))));
+        if let Err(e) = check_object(&options) {
+            return Promise::reject(&e);
         }
         let sizes = read_size(&options, "workers", default_workers())
             .and_then(|w| read_size(&options, "queueCapacity", 256.0).map(|q| (w, q)));
@@ -320,8 +328,8 @@ impl JsPool {
             Err(e) => return Promise::reject(&e),
         };
         let doorbell = match doorbell.as_string().as_deref() {
-            Some("waitAsync") => crate::web::Doorbell::WaitAsync,
-            _ => crate::web::Doorbell::Message,
+            Some("waitAsync") => super::owner::Doorbell::WaitAsync,
+            _ => super::owner::Doorbell::Message,
         };
         let task_module = if module.is_undefined() {
             None
@@ -332,7 +340,7 @@ impl JsPool {
             }
         };
         let has_module = task_module.is_some();
-        let config = crate::web::WebConfig { doorbell, task_module };
+        let config = super::owner::WebConfig { doorbell, task_module };
         let pool = match WorkerPool::with_config(workers, capacity, config) {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e.into()),
@@ -353,7 +361,6 @@ impl JsPool {
                 inner.pump();
             }
         }));
-        super::abort::register(Rc::downgrade(&inner) as Weak<dyn super::abort::AfterAbort>);
         // The JS object is made only once the pool is up: a failed start frees everything
         // now instead of whenever the wrapper would be garbage-collected.
         let inner = AssertUnwindSafe(inner);
@@ -362,6 +369,15 @@ impl JsPool {
             wasm_bindgen_futures::JsFuture::from(ready).await?;
             Ok(JsValue::from(JsPool { inner: inner.0 }))
         })
+    }
+
+    /// `Pool.checkMapCall(task, options)`: what `pool.map` checks before it pulls an input
+    /// (`pool-api.js`), by the rules every call uses: a repeatable task, and `signal`,
+    /// `timeout` and `priority`. Throws a `TypeError`/`RangeError` naming the problem.
+    #[wasm_bindgen(js_name = checkMapCall, skip_typescript)]
+    pub fn check_map_call(task: JsValue, options: JsValue) -> Result<(), JsValue> {
+        check_repeatable_task(&task)?;
+        check_options(&options).map(drop)
     }
 
     /// Worker count.
@@ -380,7 +396,7 @@ impl JsPool {
     #[wasm_bindgen(js_name = trySubmit)]
     pub fn try_submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
         let admitted = guarded(|| {
-            let prepared = read_options(&options).and_then(|mut o| prepare(&self.inner, task, args, &mut o))?;
+            let prepared = read_options(&options).and_then(|mut o| self.inner.prepare(task, args, &mut o))?;
             self.inner.admit(prepared, false).map_err(Refused::into_error)
         });
         admitted.unwrap_or_else(|e| Promise::reject(&e))
@@ -391,7 +407,7 @@ impl JsPool {
     /// shutdown starts first.
     pub fn submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
         guarded(|| {
-            let prepared = read_options(&options).and_then(|mut o| prepare(&self.inner, task, args, &mut o))?;
+            let prepared = read_options(&options).and_then(|mut o| self.inner.prepare(task, args, &mut o))?;
             Ok(self.inner.enqueue(prepared))
         })
         .unwrap_or_else(|e| Promise::reject(&e))
@@ -415,13 +431,13 @@ impl JsPool {
         let prepared = guarded(|| {
             let mut options = read_options(&options)?;
             let mut prepared = crate::memory::try_vec(list.length() as usize)
-                .map_err(|oom| Refused::OutOfMemory(oom).into_error())?;
+                .map_err(out_of_memory)?;
             for (i, item) in list.iter().enumerate() {
                 let (task, args) = match super::codec::array_copy(&item) {
                     Ok(Some(pair)) => (pair.get(0), pair.get(1)),
                     _ => (item, JsValue::UNDEFINED),
                 };
-                prepared.push(prepare(&self.inner, task, args, &mut options).map_err(|e| prefix_message(e, &format!("items[{i}]")))?);
+                prepared.push(self.inner.prepare(task, args, &mut options).map_err(|e| prefix_message(e, &format!("items[{i}]")))?);
             }
             Ok(prepared)
         });
@@ -449,26 +465,23 @@ impl JsPool {
     /// name (a `Task` runs once, so it cannot be copied). Never waits: a worker with
     /// `MAILBOX_CAPACITY` broadcasts still to take refuses it with `QueueFullError`.
     pub fn broadcast(&self, task: JsValue, args: JsValue) -> Promise {
-        if !(task.is_function() || task.is_string()) {
-            let got = if is_task_wrapper(&task) { "a Task, which runs once".to_owned() } else { type_name(&task) };
-            return Promise::reject(&js_error(ErrorKind::Type, &format!("task must be a function or, with Pool.create({{ module }}), an export name; got {got}")));
+        if let Err(e) = check_repeatable_task(&task) {
+            return Promise::reject(&e);
         }
         let inner = &self.inner;
         guarded(|| {
             let mut options = CallOptions { signal: None, deadline: None, priority: Priority::Normal, transfer: None };
             let workers = inner.pool.workers();
-            let mut bodies = crate::memory::try_vec(workers).map_err(|oom| Refused::OutOfMemory(oom).into_error())?;
+            let mut bodies = crate::memory::try_vec(workers).map_err(out_of_memory)?;
             for _ in 0..workers {
-                bodies.push(prepare(inner, task.clone(), args.clone(), &mut options)?.body);
+                bodies.push(inner.prepare(task.clone(), args.clone(), &mut options)?.body);
             }
             let promises = match inner.pool.offer_broadcast(bodies) {
                 Ok(handles) => handles,
                 Err(SubmitError::QueueFull(_)) => {
                     return Err(js_error(ErrorKind::QueueFull, &format!("a worker already has {} broadcasts to run", crate::MAILBOX_CAPACITY)))
                 }
-                Err(SubmitError::Closed(_)) => return Err(js_error(ErrorKind::PoolClosed, "")),
-                Err(SubmitError::Cancelled(_)) => return Err(js_error(ErrorKind::Cancelled, "")),
-                Err(SubmitError::OutOfMemory(_, oom)) => return Err(Refused::OutOfMemory(oom).into_error()),
+                Err(e) => return Err(submit_error_to_js(&e)),
             };
             let all = js_sys::Array::new();
             for h in promises {
@@ -485,8 +498,8 @@ impl JsPool {
     /// `shutdown({timeout, force})`: closes admission, drains (or with `force`, rejects every
     /// queued and running task with `PoolClosedError` at once), waits for the workers to exit.
     pub fn shutdown(&self, options: JsValue) -> Promise {
-        if !(options.is_undefined() || options.is_null() || options.is_object()) {
-            return Promise::reject(&js_error(ErrorKind::Type, &format!("options must be an object, got {}", type_name(&options))));
+        if let Err(e) = check_object(&options) {
+            return Promise::reject(&e);
         }
         let (timeout, force) = match get(&options, "timeout").and_then(|t| Ok((t, get(&options, "force")?))) {
             Ok(found) => found,

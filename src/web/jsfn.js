@@ -1,7 +1,7 @@
 // Worker side of JS-function and task-module tasks (see jsfn.rs): the per-worker cache of
 // compiled task functions, the task context (`this`), and `runTask`, the one call per task.
-import { taskExport, workerIndex } from './worker.js';
-import { claim, claimNow, fillHanded, takePendingHandover } from './transfer.js';
+import { taskExport, workerHandovers, workerIndex } from './worker.js';
+import { fillHanded } from './transfer.js';
 
 export function compileTask(source) {
   let f;
@@ -78,12 +78,15 @@ class TaskContext {
 Object.defineProperty(TaskContext, 'name', { value: 'TaskContext' });
 Object.freeze(TaskContext.prototype);
 
-// What the last `runTask` did, one of the names of `RunTask` in jsfn.rs: it returned, it
-// threw, it returned a thenable (the worker then awaits it), the function is not compiled in
-// this worker yet, or `cells` must be remade (the memory grew).
-let outcome = 'returned';
-let suspended = null;
-export function lastOutcome() { return outcome; }
+// What `runTask` returns when the task did not simply return a value: `kind` is one of the
+// names of `RunTask` in jsfn.rs (it threw, it returned a thenable, the function is not
+// compiled in this worker yet, or `cells` must be remade as the memory grew) and `value` what
+// goes with it. A task's own return value is returned as it is (no task can make one of these).
+export class Ran {
+  constructor(kind, value) { this.kind = kind; this.value = value; }
+}
+const NOT_FOUND = new Ran('not-found', undefined);
+const STALE_MEMORY = new Ran('stale-memory', undefined);
 export function setTaskMemory(memory) { cells = new Int32Array(memory.buffer); }
 // Reading `then` can throw (a revoked proxy): then it is not a thenable, and the codec
 // refuses the value with a TypeError.
@@ -92,42 +95,40 @@ function isThenable(v) {
 }
 // One call per task: look up the compiled function (`id`) or the export (`name`), call it with
 // its context and up to two arguments (`rest`: an array of all of them when there are more).
-export function runTask(id, name, addr, n, a0, a1, rest) {
+// `handover`: the id under which buffers its arguments hand over come (0: none), `routed`
+// whether they are posted to this worker (else it claims them). Returns what the function
+// returned, or a `Ran` saying what else happened.
+export function runTask(id, name, addr, n, a0, a1, rest, handover, routed) {
   const f = name === undefined ? byId.get(id) : taskExport(name);
   // Not found: the caller compiles it and builds the arguments again (or fails the task).
-  if (typeof f !== 'function') { takePendingHandover(); outcome = 'not-found'; return undefined; }
+  if (typeof f !== 'function') return NOT_FOUND;
   const idx = addr >>> 2;
-  if (cells === null || idx >= cells.length) { outcome = 'stale-memory'; return undefined; }
+  if (cells === null || idx >= cells.length) return STALE_MEMORY;
   const ctx = new TaskContext(idx);
   // Arguments with handed-over buffers (transfer.js): fill them in and call, at once if the
   // buffers are here already (a routed task in Node), else once they are claimed from the
   // owner or arrive; the worker awaits that as it awaits an async task.
-  const handover = takePendingHandover();
   const handed = (buffers) => f.apply(ctx, fillHanded(n <= 2 ? [a0, a1].slice(0, n) : rest, buffers));
   let r;
   try {
     if (handover === 0) r = n === 0 ? f.call(ctx) : n === 1 ? f.call(ctx, a0) : n === 2 ? f.call(ctx, a0, a1) : f.apply(ctx, rest);
     else {
-      const now = claimNow(handover);
-      r = now !== undefined ? handed(now) : claim(handover).then(handed);
+      const handovers = workerHandovers();
+      const now = handovers.now(handover, routed);
+      r = now !== undefined ? handed(now) : handovers.claim(handover, routed).then(handed);
     }
   } catch (e) {
     finishContext(ctx);
-    outcome = 'threw';
-    return e;
+    return new Ran('threw', e);
   }
   if (isThenable(r)) {
+    // The worker awaits it; the context watches for cancellation until it settles.
     watchContext(ctx);
-    suspended = ctx;
-    outcome = 'thenable';
-  } else {
-    finishContext(ctx);
-    outcome = 'returned';
+    const done = () => finishContext(ctx);
+    return new Ran('thenable', Promise.resolve(r).then((v) => { done(); return v; }, (e) => { done(); throw e; }));
   }
+  finishContext(ctx);
   return r;
-}
-export function finishSuspended() {
-  if (suspended !== null) { finishContext(suspended); suspended = null; }
 }
 export function functionSource(f) {
   const src = Function.prototype.toString.call(f);

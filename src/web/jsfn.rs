@@ -19,13 +19,17 @@ extern "C" {
     #[wasm_bindgen(js_name = compileCached, catch)]
     fn compile_cached(id: f64, source: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = runTask)]
-    fn run_task(id: f64, name: Option<&str>, addr: u32, n: u32, a0: &JsValue, a1: &JsValue, rest: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = lastOutcome)]
-    fn last_outcome() -> RunTask;
+    #[allow(clippy::too_many_arguments)]
+    fn run_task(id: f64, name: Option<&str>, addr: u32, n: u32, a0: &JsValue, a1: &JsValue, rest: &JsValue, handover: u32, routed: bool) -> JsValue;
+    /// What `runTask` returns when the task did not simply return a value.
+    #[wasm_bindgen(js_name = Ran)]
+    type JsRan;
+    #[wasm_bindgen(method, getter)]
+    fn kind(this: &JsRan) -> RunTask;
+    #[wasm_bindgen(method, getter)]
+    fn value(this: &JsRan) -> JsValue;
     #[wasm_bindgen(js_name = setTaskMemory)]
     fn set_task_memory(memory: &JsValue);
-    #[wasm_bindgen(js_name = finishSuspended)]
-    fn finish_suspended();
     #[wasm_bindgen(js_name = functionSource, catch)]
     fn function_source_js(f: &JsValue) -> Result<JsValue, JsValue>;
 }
@@ -97,12 +101,24 @@ pub(crate) fn outcome_of(ok: bool, v: &JsValue) -> (JsOutcome, bool) {
     }
 }
 
+/// The buffers a task's arguments hand over (`options.transfer`): the handover id they come
+/// under (0: none), and whether they are posted to the task's worker (routed) or claimed by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Handover {
+    pub(crate) id: u32,
+    pub(crate) routed: bool,
+}
+
+impl Handover {
+    pub(crate) const NONE: Handover = Handover { id: 0, routed: false };
+}
+
 /// The body of a JS-function task, run on a worker.
-pub(crate) fn run(id: f64, source: &str, args: &[Value]) -> Ran<JsOutcome> {
-    match call(id, None, args) {
+pub(crate) fn run(id: f64, source: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome> {
+    match call(id, None, args, handover) {
         Some(ran) => ran,
         None => match compile_cached(id, source) {
-            Ok(_) => call(id, None, args).expect("the function was just cached"),
+            Ok(_) => call(id, None, args, handover).expect("the function was just cached"),
             Err(e) => {
                 let detail = match thrown(&e, false) {
                     JsOutcome::Thrown(v) => v,
@@ -125,8 +141,8 @@ pub(crate) fn run(id: f64, source: &str, args: &[Value]) -> Ran<JsOutcome> {
 }
 
 /// The body of a task given by name: that export of the task module, run on a worker.
-pub(crate) fn run_named(name: &str, args: &[Value]) -> Ran<JsOutcome> {
-    call(0.0, Some(name), args)
+pub(crate) fn run_named(name: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome> {
+    call(0.0, Some(name), args, handover)
         .unwrap_or_else(|| Ran::Failed(thrown_type_error(format!("the task module has no function export named {name:?} in this worker"))))
 }
 
@@ -134,12 +150,11 @@ fn thrown_type_error(message: String) -> JsOutcome {
     JsOutcome::Thrown(Value::Error { name: "TypeError".into(), message, stack: String::new() })
 }
 
-/// What `runTask` in `jsfn.js` did, as its `lastOutcome()` reports it: wasm-bindgen turns the
-/// JS string into this enum, so the names are written once, here.
+/// What `runTask` in `jsfn.js` did when it returns a `Ran` (`kind`): wasm-bindgen turns the JS
+/// string into this enum, so the names are written once, here. A plain value: it returned.
 #[wasm_bindgen(skip_typescript)]
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum RunTask {
-    Returned = "returned",
     Threw = "threw",
     /// It returned a thenable: the worker awaits it.
     Thenable = "thenable",
@@ -151,7 +166,7 @@ enum RunTask {
 
 /// Calls the task function (compiled source `id`, or export `name`) with `this` = its context;
 /// a thenable result suspends the worker. `None`: no such function in this worker (yet).
-fn call(id: f64, name: Option<&str>, args: &[Value]) -> Option<Ran<JsOutcome>> {
+fn call(id: f64, name: Option<&str>, args: &[Value], handover: Handover) -> Option<Ran<JsOutcome>> {
     let addr = crate::task::current_state_addr() as u32;
     let (a0, a1, rest) = match args {
         [] => (JsValue::UNDEFINED, JsValue::UNDEFINED, JsValue::UNDEFINED),
@@ -159,21 +174,27 @@ fn call(id: f64, name: Option<&str>, args: &[Value]) -> Option<Ran<JsOutcome>> {
         [a, b] => (to_js(a), to_js(b), JsValue::UNDEFINED),
         _ => (JsValue::UNDEFINED, JsValue::UNDEFINED, args.iter().map(to_js).collect::<Array>().into()),
     };
-    let mut result = run_task(id, name, addr, args.len() as u32, &a0, &a1, &rest);
-    let mut how = last_outcome();
-    if how == RunTask::StaleMemory {
+    let run = || {
+        let result = run_task(id, name, addr, args.len() as u32, &a0, &a1, &rest, handover.id, handover.routed);
+        let kind = result.dyn_ref::<JsRan>().map(JsRan::kind);
+        (result, kind)
+    };
+    let (mut result, mut kind) = run();
+    if kind == Some(RunTask::StaleMemory) {
         set_task_memory(&wasm_bindgen::memory());
-        result = run_task(id, name, addr, args.len() as u32, &a0, &a1, &rest);
-        how = last_outcome();
+        (result, kind) = run();
     }
-    Some(match how {
-        RunTask::Returned => match outcome_of(true, &result) {
+    let Some(kind) = kind else {
+        return Some(match outcome_of(true, &result) {
             (outcome, false) => Ran::Returned(outcome),
             (outcome, true) => Ran::Failed(outcome),
-        },
-        RunTask::Threw => Ran::Failed(thrown(&result, true)),
+        });
+    };
+    let value = || result.unchecked_ref::<JsRan>().value();
+    Some(match kind {
+        RunTask::Threw => Ran::Failed(thrown(&value(), true)),
         RunTask::Thenable => {
-            SUSPENDED.with(|s| *s.borrow_mut() = Some(result));
+            SUSPENDED.with(|s| *s.borrow_mut() = Some(value()));
             Ran::Suspended
         }
         RunTask::NotFound | RunTask::StaleMemory => return None,
@@ -189,11 +210,6 @@ pub(crate) fn outcome_to_js(o: JsOutcome) -> Result<JsValue, JsValue> {
         JsOutcome::Unsendable(e) => Err(super::codec_error_to_js(&e)),
         JsOutcome::Local(v) => v.into_js(),
     }
-}
-
-/// The suspended task's promise settled: its context stops watching.
-pub(crate) fn finish_suspended_context() {
-    finish_suspended();
 }
 
 /// The promise the suspended task waits for (called by `worker.js`).

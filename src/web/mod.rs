@@ -33,8 +33,11 @@
 //! ```
 
 pub(crate) mod backend;
+mod clock;
 mod owner;
 mod catch;
+mod delivery;
+mod thread_locals;
 mod worker;
 mod abort;
 mod codec;
@@ -57,7 +60,7 @@ pub use owner::{Doorbell, WebConfig};
 pub use js::{JsPool, Task};
 pub use errors::{error_classes, task_error_to_js};
 pub(crate) use errors::{codec_error_to_js, js_error, out_of_memory_to_js, ErrorKind};
-pub(crate) use jsfn::JsOutcome;
+pub(crate) use owner::Web;
 
 use crate::WorkerPool;
 use js_sys::Promise;
@@ -97,7 +100,7 @@ pub fn pool_view_offset(v: &JsValue) -> Option<u32> {
 /// Milliseconds on `performance.timeOrigin + performance.now()`: one clock that every thread of
 /// the page or process shares, so times taken on workers and on the caller compare.
 pub fn clock() -> f64 {
-    backend::clock()
+    clock::clock()
 }
 
 /// On a worker, inside a task: how many tasks wait in its pool's queue; `None` elsewhere.
@@ -113,7 +116,7 @@ impl WorkerPool {
 
     /// Like [`WorkerPool::new`], with the web-specific start options.
     pub fn with_config(workers: usize, queue_capacity: usize, config: WebConfig) -> Result<Self, crate::BuildError> {
-        Self::build(workers, queue_capacity, |shared| backend::Backend::start_with(shared, config))
+        Self::build(workers, queue_capacity, config)
     }
 
     /// Resolves when every worker has started (the pool accepts tasks before that). Rejects

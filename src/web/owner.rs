@@ -3,10 +3,10 @@
 //! the completions they deliver (`src/README.md`, "Workers" and "Results back to the owner
 //! thread").
 
+use super::catch::Catch;
 use super::deadlines::{Deadlines, Watch};
-use super::worker::free_thread_locals;
+use super::thread_locals::free_thread_locals;
 use crate::error::BuildError;
-use crate::pool::{Shared, TaskRef};
 use crate::sync::{Arc, AtomicU32, Ordering};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -40,6 +40,10 @@ extern "C" {
     fn route(this: &WorkerSet, index: u32, handover: u32);
     #[wasm_bindgen(method, js_name = dropRouted)]
     fn drop_routed(this: &WorkerSet, index: u32, handover: u32);
+    #[wasm_bindgen(method, js_name = detachAll)]
+    fn detach_all(this: &WorkerSet, items: &JsValue, handover: u32);
+    #[wasm_bindgen(method, js_name = releaseHandover)]
+    fn release_handover(this: &WorkerSet, handover: u32);
 
     fn schedule(ms: f64, callback: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = crossOriginIsolationProblem)]
@@ -86,6 +90,29 @@ pub enum Doorbell {
     Message,
 }
 
+/// The web back end's handle (its `Backend` impl is `backend.rs`): the owner-thread half of
+/// the pool, shared by the pool and its `Shutdown`s.
+#[derive(Clone)]
+pub struct Web {
+    pub(super) main: Rc<Main>,
+}
+
+impl Web {
+    pub(crate) fn main(&self) -> &Rc<Main> {
+        &self.main
+    }
+}
+
+/// The pool's state as the web back end sees it.
+pub(crate) type Shared = crate::backend::Shared<Web>;
+/// A task as the web back end holds it.
+pub(crate) type TaskRef = crate::backend::TaskRef<Web>;
+
+/// A task's key in the owner's tables (its address).
+pub(crate) fn task_key(task: &TaskRef) -> usize {
+    Arc::as_ptr(task) as *const () as usize
+}
+
 pub(crate) struct Main {
     pub(super) shared: Arc<Shared>,
     set: WorkerSet,
@@ -119,7 +146,7 @@ pub(crate) struct Main {
     /// completion is drained, so a settled task keeps no entry (and no timer) alive.
     pub(super) timed: RefCell<HashMap<usize, Watch>>,
     /// Polling for the result of a task admitted into an idle pool (catch.rs).
-    pub(super) catch: super::catch::Catch,
+    catch: Catch,
     _on_event: Closure<dyn FnMut(String, i32, JsValue)>,
     _drain: Closure<dyn FnMut() -> bool>,
 }
@@ -247,7 +274,7 @@ impl Main {
                 on_drain: RefCell::new(None),
                 deadlines: Rc::default(),
                 timed: RefCell::new(HashMap::new()),
-                catch: super::catch::Catch::new(weak.clone(), doorbell == Doorbell::Message && may_wait),
+                catch: Catch::new(catch_run(weak.clone()), doorbell == Doorbell::Message && may_wait),
                 _on_event: on_event,
                 _drain: drain,
             }
@@ -528,6 +555,70 @@ impl Main {
         self.set.drop_routed(index as u32, handover);
     }
 
+    /// Detaches a submission's `options.transfer` list; its buffers wait under `handover`
+    /// (0: no argument hands one over) until they are posted (transfer.js).
+    pub(crate) fn detach_all(&self, items: &JsValue, handover: u32) {
+        self.set.detach_all(items, handover);
+    }
+
+    /// A task settled: what is left of its handed-over buffers is dropped.
+    pub(crate) fn release_handover(&self, handover: u32) {
+        self.set.release_handover(handover);
+    }
+
+}
+
+/// The owner's half of the completion path: the drain, and the catch (catch.rs).
+impl Main {
+    /// Resolves every delivered completion, oldest first, then lets the JS `Pool` admit what
+    /// waits for queue space; `false` once the pool has stopped. Run by the bell's
+    /// `Atomics.waitAsync` watch (`worker.js`), by the message doorbell and after a catch.
+    pub(super) fn drain(&self) -> bool {
+        // Results may lie in pages a worker added: see them before reading the nodes.
+        let done = self.shared.delivery.head.take_all_then(super::growth::catch_up);
+        let any = !done.is_empty();
+        if !self.timed.borrow().is_empty() {
+            // Their deadlines are moot now; forgetting the last one clears the pool's timer.
+            let moot: Vec<Watch> = {
+                let mut timed = self.timed.borrow_mut();
+                done.iter().filter_map(|t| timed.remove(&task_key(t))).collect()
+            };
+            drop(moot);
+        }
+        for task in done {
+            task.header().deliver();
+        }
+        // Also without completions if submissions wait: the ring may say a slot was freed.
+        if any || self.shared.delivery.waiting.load(Ordering::SeqCst) > 0 {
+            if let Some(f) = self.on_drain.borrow().as_ref() {
+                f();
+            }
+        }
+        !self.shared.is_stopped()
+    }
+
+    /// After an admission on this thread: a catch for a caller awaiting one task at a time.
+    pub(crate) fn admitted(&self) {
+        self.catch.admitted(self.shared.counters.in_flight());
+    }
+
+    /// The queued catch runs: wait briefly for the result, then drain.
+    fn catch_completions(&self) {
+        self.catch.catch(&self.shared.delivery);
+        self.drain();
+    }
+}
+
+/// What a queued catch runs (a microtask): `Main::catch_completions`.
+fn catch_run(main: std::rc::Weak<Main>) -> Closure<dyn FnMut()> {
+    // Closures must be UnwindSafe under panic=unwind; `Main` is only used on this thread.
+    let main = AssertUnwindSafe(main);
+    Closure::new(move || {
+        let main = &main;
+        if let Some(main) = main.0.upgrade() {
+            main.catch_completions();
+        }
+    })
 }
 
 impl Drop for Main {

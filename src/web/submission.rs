@@ -5,7 +5,7 @@
 
 use super::abort::{abort_reason, Acquired, SignalUse};
 use super::codec::from_js_handing;
-use super::js::Inner;
+use super::owner::Main;
 use super::jsfn::{self, JsOutcome};
 use super::rust_task::{RustBody, Task};
 use super::{codec_error_to_js, js_error, pool_view_offset, ErrorKind};
@@ -32,11 +32,11 @@ pub(super) enum Body {
     Rust(RustBody),
 }
 
-impl crate::task::Body<JsOutcome> for Body {
+impl crate::task::Body<JsOutcome, JsOutcome> for Body {
     fn run(self) -> Ran<JsOutcome> {
         match self {
-            Body::Source(source, args) => jsfn::run(source.id, &source.text, args.as_slice()),
-            Body::Named(name, args) => jsfn::run_named(&name, args.as_slice()),
+            Body::Source(source, args) => jsfn::run(source.id, &source.text, args.as_slice(), args.handover),
+            Body::Named(name, args) => jsfn::run_named(&name, args.as_slice(), args.handover),
             Body::Rust(f) => Ran::Returned(f()),
         }
     }
@@ -47,17 +47,23 @@ impl crate::task::Body<JsOutcome> for Body {
     }
 }
 
-/// A task's arguments; two or fewer need no allocation.
-pub(super) enum Args {
+/// A task's arguments (two or fewer need no allocation), and the handover their
+/// `Value::Transferred` refer to.
+pub(super) struct Args {
+    values: ArgValues,
+    handover: jsfn::Handover,
+}
+
+enum ArgValues {
     Few(usize, [Value; 2]),
     Many(Vec<Value>),
 }
 
 impl Args {
     pub(super) fn as_slice(&self) -> &[Value] {
-        match self {
-            Args::Few(n, values) => &values[..*n],
-            Args::Many(values) => values,
+        match &self.values {
+            ArgValues::Few(n, values) => &values[..*n],
+            ArgValues::Many(values) => values,
         }
     }
 }
@@ -104,10 +110,6 @@ extern "C" {
     /// transferred.
     #[wasm_bindgen(js_name = checkTransfer)]
     fn check_transfer(list: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = detachAll)]
-    fn detach_all(items: &JsValue, handover: u32);
-    #[wasm_bindgen(js_name = releaseHandover)]
-    fn release_handover(id: u32);
 }
 
 /// The buffers of `options.transfer`, checked: detached once their task is admitted (or
@@ -120,10 +122,13 @@ pub(super) struct Transfer {
     /// An argument refers to these buffers by `id` (set by the codec).
     used: std::cell::Cell<bool>,
     detached: bool,
+    /// The pool's owner half, whose worker set keeps the buffers until they are posted (set
+    /// when the submission is prepared for that pool).
+    owner: Option<std::rc::Rc<Main>>,
     /// The worker the task goes to, with the buffers posted to it at admission, if the queue
     /// was empty when the call was read (`Main::route_target`); else the worker that takes
     /// the task from the queue claims them.
-    route: Option<(usize, std::rc::Rc<super::owner::Main>)>,
+    route: Option<usize>,
 }
 
 /// The bit of a handover id that says its buffers are posted to the task's worker (the worker
@@ -138,28 +143,30 @@ impl Transfer {
         let checked = check_transfer(v);
         match checked.as_string() {
             Some(why) => Err(js_error(ErrorKind::Type, &why)),
-            None => Ok(Some(Transfer { items: checked, id: next_handover_id(), used: false.into(), detached: false, route: None })),
+            None => Ok(Some(Transfer { items: checked, id: next_handover_id(), used: false.into(), detached: false, owner: None, route: None })),
         }
     }
 
-    /// Routes the task to the worker `Main::route_target` picks, if any (before the arguments
-    /// are read: the id they carry says whether the worker waits for its buffers or claims them).
-    fn route_via(&mut self, main: &std::rc::Rc<super::owner::Main>) {
-        if let Some(index) = main.route_target() {
+    /// Prepared for the pool whose owner half is `main`; with `route`, routed to the worker
+    /// `Main::route_target` picks, if any (before the arguments are read: the id they carry
+    /// says whether the worker waits for its buffers or claims them).
+    fn attach(&mut self, main: &std::rc::Rc<Main>, route: bool) {
+        if let Some(index) = main.route_target().filter(|_| route) {
             self.id |= ROUTED;
-            self.route = Some((index, main.clone()));
+            self.route = Some(index);
         }
+        self.owner = Some(main.clone());
     }
 
     /// The worker whose route the task must go to: routed, and an argument hands a buffer over.
     pub(super) fn route(&self) -> Option<usize> {
-        self.route.as_ref().filter(|_| self.used.get()).map(|(i, _)| *i)
+        self.route.filter(|_| self.used.get())
     }
 
     /// The task settled with an error: if it was routed, its worker may hold buffers for a
     /// body that will never run, and forgets them.
     pub(super) fn abandoned(&self) {
-        if let (Some(index), Some((_, main))) = (self.route(), self.route.as_ref()) {
+        if let (Some(index), Some(main)) = (self.route(), self.owner.as_ref()) {
             main.drop_routed(index, self.id);
         }
     }
@@ -172,9 +179,10 @@ impl Transfer {
     /// Detaches the caller's buffers (once): the task is admitted or waits for space, and its
     /// arguments are copied or refer to the buffers by handover id.
     pub(super) fn detach(&mut self) {
+        let Some(main) = self.owner.as_ref() else { return };
         if !std::mem::replace(&mut self.detached, true) {
-            detach_all(&self.items, if self.used.get() { self.id } else { 0 });
-            if let (Some(index), Some((_, main))) = (self.route(), self.route.as_ref()) {
+            main.detach_all(&self.items, if self.used.get() { self.id } else { 0 });
+            if let Some(index) = self.route() {
                 main.route(index, self.id);
             }
         }
@@ -183,8 +191,8 @@ impl Transfer {
 
 impl Drop for Transfer {
     fn drop(&mut self) {
-        if self.used.get() && self.detached {
-            release_handover(self.id);
+        if let Some(main) = self.owner.as_ref().filter(|_| self.used.get() && self.detached) {
+            main.release_handover(self.id);
         }
     }
 }
@@ -203,7 +211,7 @@ fn next_handover_id() -> u32 {
 /// among its items).
 pub(super) struct CallOptions {
     pub(super) signal: Option<Signal>,
-    /// Absolute deadline in [`clock`](super::backend::clock) ms (monotonic).
+    /// Absolute deadline in [`clock`](super::clock::clock) ms (monotonic).
     pub(super) deadline: Option<f64>,
     pub(super) priority: Priority,
     pub(super) transfer: Option<Transfer>,
@@ -214,7 +222,7 @@ pub(super) struct Prepared {
     pub(super) body: Body,
     /// Held until the task settles: it keeps the signal's listener.
     pub(super) signal: Option<Signal>,
-    /// Absolute deadline in [`clock`](super::backend::clock) ms (monotonic).
+    /// Absolute deadline in [`clock`](super::clock::clock) ms (monotonic).
     pub(super) deadline: Option<f64>,
     /// The `submitAll` call it belongs to.
     pub(super) batch: Option<Arc<Batch>>,
@@ -335,7 +343,7 @@ pub(super) fn source_of(f: &JsValue) -> Result<Source, JsValue> {
 /// Reads the arguments of a JS task (function or named export) into values that cross.
 pub(super) fn read_args(args: &JsValue, transfer: Option<&Transfer>) -> Result<Args, JsValue> {
     if args.is_undefined() {
-        return Ok(Args::Few(0, [Value::Undefined, Value::Undefined]));
+        return Ok(Args { values: ArgValues::Few(0, [Value::Undefined, Value::Undefined]), handover: jsfn::Handover::NONE });
     }
     let arr = match super::codec::array_copy(args) {
         Ok(Some(arr)) => arr,
@@ -363,7 +371,10 @@ pub(super) fn read_args(args: &JsValue, transfer: Option<&Transfer>) -> Result<A
             many.push(v);
         }
     }
-    Ok(if n <= 2 { Args::Few(n, few) } else { Args::Many(many) })
+    let values = if n <= 2 { ArgValues::Few(n, few) } else { ArgValues::Many(many) };
+    // An argument refers to the list's buffers: the worker gets them under its id.
+    let handover = transfer.filter(|t| t.used.get()).map_or(jsfn::Handover::NONE, |t| jsfn::Handover { id: t.id, routed: t.id & ROUTED != 0 });
+    Ok(Args { values, handover })
 }
 
 /// `e` with `prefix: ` before its message (which item of a `submitAll` was refused).
@@ -388,18 +399,55 @@ pub(super) fn read_priority(v: &JsValue) -> Result<Priority, JsValue> {
     }
 }
 
-/// Checks `options` (`{signal, timeout, priority}`); any problem is a `TypeError`/`RangeError`.
-pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
-    if options.is_undefined() || options.is_null() {
-        return Ok(CallOptions { signal: None, deadline: None, priority: Priority::Normal, transfer: None });
+/// `options` is absent or an object (every call that takes options).
+pub(super) fn check_object(options: &JsValue) -> Result<(), JsValue> {
+    if options.is_undefined() || options.is_null() || options.is_object() {
+        Ok(())
+    } else {
+        Err(js_error(ErrorKind::Type, &format!("options must be an object, got {}", type_name(options))))
     }
-    if !options.is_object() {
-        return Err(js_error(ErrorKind::Type, &format!("options must be an object, got {}", type_name(options))));
+}
+
+/// A call's options with `signal`, `timeout` and `priority` checked, `transfer` as given.
+pub(super) struct CheckedOptions {
+    signal: JsValue,
+    timeout_ms: Option<f64>,
+    priority: Priority,
+    transfer: JsValue,
+}
+
+/// The rules of a call's `{signal, timeout, priority}`, written once: every submission reads
+/// its options through this, and `pool.map` checks its own with it (`Pool.checkMapCall`).
+/// Any problem is a `TypeError`/`RangeError` naming the option.
+pub(super) fn check_options(options: &JsValue) -> Result<CheckedOptions, JsValue> {
+    check_object(options)?;
+    if options.is_undefined() || options.is_null() {
+        let none = JsValue::UNDEFINED;
+        return Ok(CheckedOptions { signal: none.clone(), timeout_ms: None, priority: Priority::Normal, transfer: none });
     }
     let [signal, timeout, priority, transfer] = OPTION_KEYS.with(|[s, t, p, x]| {
         Ok::<_, JsValue>([get_key(options, s)?, get_key(options, t)?, get_key(options, p)?, get_key(options, x)?])
     })?;
     let priority = read_priority(&priority)?;
+    if !signal.is_undefined() && !SignalUse::is_signal(&signal) {
+        return Err(js_error(ErrorKind::Type, "options.signal must be an AbortSignal"));
+    }
+    let timeout_ms = if timeout.is_undefined() {
+        None
+    } else {
+        match timeout.as_f64() {
+            Some(ms) if ms.is_finite() && ms >= 0.0 => Some(ms),
+            Some(ms) => return Err(js_error(ErrorKind::Range, &format!("options.timeout must be a finite number of ms >= 0, got {}", js_number(ms)))),
+            None => return Err(js_error(ErrorKind::Type, &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
+        }
+    };
+    Ok(CheckedOptions { signal, timeout_ms, priority, transfer })
+}
+
+/// Reads a submission's `options` (`{signal, timeout, priority, transfer}`): checked by
+/// [`check_options`], then the signal linked and the deadline fixed on the clock.
+pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
+    let CheckedOptions { signal, timeout_ms, priority, transfer } = check_options(options)?;
     let transfer = Transfer::read(&transfer)?;
     let signal = if signal.is_undefined() {
         None
@@ -407,28 +455,33 @@ pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
         match SignalUse::acquire(&signal) {
             Acquired::Linked(linked) => Some(Signal::Linked(linked)),
             Acquired::Aborted => Some(Signal::Aborted(signal)),
-            Acquired::NotASignal => return Err(js_error(ErrorKind::Type, "options.signal must be an AbortSignal")),
-            Acquired::ListenFailed => return Err(js_error(ErrorKind::Type, "options.signal must be an AbortSignal (adding an abort listener threw)")),
+            // `check_options` saw a signal: it can only have refused its listener.
+            Acquired::NotASignal | Acquired::ListenFailed => {
+                return Err(js_error(ErrorKind::Type, "options.signal must be an AbortSignal (adding an abort listener threw)"))
+            }
         }
     };
-    let deadline = if timeout.is_undefined() {
-        None
-    } else {
-        match timeout.as_f64() {
-            Some(ms) if ms.is_finite() && ms >= 0.0 => Some(super::backend::clock() + ms),
-            Some(ms) => return Err(js_error(ErrorKind::Range, &format!("options.timeout must be a finite number of ms >= 0, got {}", js_number(ms)))),
-            None => return Err(js_error(ErrorKind::Type, &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
-        }
-    };
+    let deadline = timeout_ms.map(|ms| super::clock::clock() + ms);
     Ok(CallOptions { signal, deadline, priority, transfer })
+}
+
+/// A task that can run more than once (`broadcast`, `map`): a function or an export name.
+pub(super) fn check_repeatable_task(task: &JsValue) -> Result<(), JsValue> {
+    if task.is_function() || task.is_string() {
+        return Ok(());
+    }
+    let got = if is_task_wrapper(task) { "a Task, which runs once".to_owned() } else { type_name(task) };
+    Err(js_error(ErrorKind::Type, &format!("task must be a function or, with Pool.create({{ module }}), an export name; got {got}")))
 }
 
 /// Checks `task` and `args`; any problem is a `TypeError`/`RangeError`. The call's transfer
 /// list goes with the first submission prepared from `options` (a `submitAll`'s first item).
-pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &mut CallOptions) -> Result<Prepared, JsValue> {
+/// `main`: the pool's owner half (its routes, and the task module's exports, which a string
+/// task names only when `task_module`).
+pub(super) fn prepare(main: &std::rc::Rc<Main>, task_module: bool, task: JsValue, args: JsValue, options: &mut CallOptions) -> Result<Prepared, JsValue> {
     let mut transfer = options.transfer.take();
-    if let Some(t) = transfer.as_mut().filter(|_| options.priority == Priority::Normal) {
-        t.route_via(inner.pool.backend.main());
+    if let Some(t) = transfer.as_mut() {
+        t.attach(main, options.priority == Priority::Normal);
     }
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
@@ -439,8 +492,8 @@ pub(super) fn prepare(inner: &Inner, task: JsValue, args: JsValue, options: &mut
             crate::value::CodecError::TooLarge { .. } => js_error(ErrorKind::Type, "task is a string too long to name an export of the task module"),
             e => codec_error_to_js(&e),
         })?;
-        let exports = inner.pool.backend.main().task_exports.borrow();
-        let Some(exports) = exports.as_ref().filter(|_| inner.task_module) else {
+        let exports = main.task_exports.borrow();
+        let Some(exports) = exports.as_ref().filter(|_| task_module) else {
             return Err(js_error(ErrorKind::Type, "a task given by name needs a pool made with Pool.create({ module: url })"));
         };
         if !exports.iter().any(|e| *e == name) {

@@ -9,7 +9,7 @@
 // Worker side: import the wasm-bindgen glue, `initSync` with the shared module and memory,
 // run the Rust worker loop, free the thread's stack and TLS, report, and close.
 
-import { countPost, onHandover, setClaimPoster, setParking, setReceiveNow, takeHandover } from './transfer.js';
+import { countPost, OwnerHandovers, WorkerHandovers } from './transfer.js';
 
 const isNode = typeof process === 'object' && process?.versions?.node != null;
 
@@ -44,8 +44,10 @@ export class WorkerSet {
     // (`handOver`); `started`: each worker entry's Worker once it exists, to post to at once.
     this.outbox = [];
     this.started = new WeakMap();
-    // Node: each worker entry's post count and sleeping flag (`setReceiveNow` in transfer.js).
+    // Node: each worker entry's post count and sleeping flag (`WorkerHandovers` in transfer.js).
     this.posted = new WeakMap();
+    // The buffers this pool's submissions hand over, until they are posted (transfer.js).
+    this.handovers = new OwnerHandovers();
     this.stopped = false;
     this.hold = null; // Deno: the timer that keeps the event loop open while `watch` waits
     this.drain = null; // set by `watch`: resolves every delivered completion
@@ -53,7 +55,7 @@ export class WorkerSet {
     if (isNode) {
       nodeModule('node:worker_threads').then((m) => {
         const receive = syncReceive(m);
-        if (receive !== null) setParking(m.MessageChannel, receive);
+        if (receive !== null) this.handovers.park(m.MessageChannel, receive);
       });
     }
   }
@@ -77,7 +79,7 @@ export class WorkerSet {
       }
       // The doorbell goes straight to the drain (`watch` runs before any worker can post):
       // passing its kind to Rust as a string allocated in the shared heap on every ring,
-      // where the owner then waited on the workers' heap lock (bench/README.md, "CPU tasks").
+      // where the owner then waited on the workers' heap lock (src/README.md, "Results back to the owner thread").
       if (msg.type === 'ring') return void this.drain();
       this.onEvent(msg.type, msg.index, msg.detail ?? '');
     };
@@ -113,6 +115,16 @@ export class WorkerSet {
     entry.then((w) => this.started.set(entry, w), () => {});
   }
 
+  // A submission's `options.transfer` list is detached (`handover`: the id its buffers wait
+  // under, 0 if no argument hands one over); a settled task's buffers are released.
+  detachAll(items, handover) {
+    this.handovers.detach(items, handover);
+  }
+
+  releaseHandover(id) {
+    this.handovers.release(id);
+  }
+
   // Handed-over buffers whose task went to worker `index`'s route (src/README.md, "Handovers").
   route(index, handover) {
     this.handOver(index, handover, false);
@@ -127,8 +139,8 @@ export class WorkerSet {
   // What one turn queues goes in one message per worker, posted in a microtask once the turn's
   // synchronous code and the microtasks queued before it have run: a caller that keeps many
   // tasks in flight submits a batch per drain, and a message per task cost the owner ~12 µs
-  // each in Chromium (bench/README.md, "Handovers"). Entries keep their order, so a drop
-  // follows its route. The buffers are taken (`takeHandover`: null if released) in the order
+  // each in Chromium (src/README.md, "Handovers"). Entries keep their order, so a drop
+  // follows its route. The buffers are taken (`OwnerHandovers.take`: null if released) in the order
   // they were handed over, for every worker at once, and posted straight away, so they do not
   // wait in this thread's heap (transfer.js). A worker replaced meanwhile gets none of them.
   handOver(index, id, drop) {
@@ -141,7 +153,7 @@ export class WorkerSet {
   flush() {
     const boxes = new Map();
     for (const [entry, id, drop] of this.outbox) {
-      const buffers = drop ? null : takeHandover(id);
+      const buffers = drop ? null : this.handovers.take(id);
       let box = boxes.get(entry);
       if (box === undefined) boxes.set(entry, (box = { entries: [], transfer: [] }));
       box.entries.push([id, buffers, drop]);
@@ -152,7 +164,7 @@ export class WorkerSet {
       const posted = this.posted.get(entry);
       const post = (w) => {
         w.postMessage({ ringpoolHandovers: entries }, transfer);
-        // A worker asleep on its count for these buffers (claimNow) wakes now.
+        // A worker asleep on its count for these buffers (`WorkerHandovers.now`) wakes now.
         if (posted !== undefined) countPost(posted);
       };
       const w = this.started.get(entry);
@@ -247,10 +259,15 @@ export function resolveModuleUrl(spec) {
   return new URL(spec, globalThis.document?.baseURI ?? globalThis.location?.href).href;
 }
 
-// The worker's task module (`Pool.create({module})`), whose exports are tasks by name.
-let taskModule = null;
+// This worker, once it runs (`runWorker`): its index, its task module (`Pool.create({module})`,
+// whose exports are tasks by name), its handovers (transfer.js) and how it posts to the owner.
+// The only state of a worker's modules; on an owner thread it stays null.
+let here = null;
 export function taskExport(name) {
-  return taskModule?.[name];
+  return here?.taskModule?.[name];
+}
+export function workerHandovers() {
+  return here.handovers;
 }
 
 // Whether this thread may block in `Atomics.wait`: Node's, Deno's and Bun's main threads and
@@ -265,38 +282,34 @@ export function threadMayWait() {
 }
 
 // This worker's index in its pool (`this.workerIndex` in a task), -1 outside workers.
-let index = -1;
 export function workerIndex() {
-  return index;
+  return here?.index ?? -1;
 }
 
-let post = null;
 export function postDoorbell() {
-  post({ type: 'ring' });
+  here.post({ type: 'ring' });
 }
 
 // `listen(handler)`: receives the owner's messages after the start-up one (handovers).
 // `receiveNow()` (Node): the next queued message, or undefined, without an event-loop turn.
 async function runWorker(data, postToMain, close, listen, receiveNow = null) {
-  post = postToMain;
-  index = data.index;
-  setClaimPoster((id) => postToMain({ type: 'claim', index: data.index, detail: id }));
   const onMessage = (m) => {
-    const handovers = m?.ringpoolHandovers;
-    if (handovers !== undefined) for (const [id, buffers, drop] of handovers) onHandover(id, buffers, drop);
+    const list = m?.ringpoolHandovers;
+    if (list !== undefined) for (const [id, buffers, drop] of list) handovers.arrived(id, buffers, drop);
   };
+  const receiveOne = receiveNow && (() => {
+    const m = receiveNow();
+    if (m === undefined) return false;
+    onMessage(m);
+    return true;
+  });
+  const handovers = new WorkerHandovers((id) => postToMain({ type: 'claim', index: data.index, detail: id }), receiveOne, data.posted);
+  here = { index: data.index, taskModule: null, handovers, post: postToMain };
   listen(onMessage);
-  if (receiveNow) {
-    setReceiveNow(() => {
-      const m = receiveNow();
-      if (m === undefined) return false;
-      onMessage(m);
-      return true;
-    }, data.posted);
-  }
   // The task module first: a module that does not load costs no wasm thread state.
   let exportNames = [];
   if (data.taskModule) {
+    let taskModule;
     try {
       taskModule = await import(/* @vite-ignore */ data.taskModule);
     } catch (err) {
@@ -306,6 +319,7 @@ async function runWorker(data, postToMain, close, listen, receiveNow = null) {
       return;
     }
     exportNames = Object.keys(taskModule).filter((k) => typeof taskModule[k] === 'function');
+    here.taskModule = taskModule;
   }
   let wasm;
   try {

@@ -1,7 +1,8 @@
 //! What runs on each worker thread: the exports `worker.js` calls (start, the worker loop's
 //! entry, resume after an async task, release before exit), and the thread-locals they keep.
 
-use crate::pool::{Shared, TaskRef};
+use super::owner::{Shared, TaskRef};
+use super::thread_locals::free_thread_locals;
 use crate::sync::Arc;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -35,22 +36,6 @@ pub fn worker_release(tls_base: u32) {
     unsafe { free_thread_locals(tls_base as usize) };
 }
 
-/// Frees the heap that the thread-locals of the thread whose TLS block is at `tls` keep
-/// (wasm-bindgen's externref slab), which no thread on wasm frees by itself. Only the npm
-/// build's allocator knows where it is; without it this does nothing.
-///
-/// # Safety
-/// That thread makes no more externrefs, and its TLS block is not yet freed.
-pub(super) unsafe fn free_thread_locals(tls: usize) {
-    #[cfg(feature = "worker-alloc")]
-    // SAFETY: the caller's contract is `free_slab`'s.
-    unsafe {
-        super::worker_alloc::free_slab(tls)
-    };
-    #[cfg(not(feature = "worker-alloc"))]
-    let _ = tls;
-}
-
 /// On a worker, inside a task: how many tasks wait in its pool's queue.
 pub(crate) fn queued_here() -> Option<u64> {
     WORKER_SHARED.with(|w| w.borrow().as_ref().map(|s| s.stats().queued))
@@ -67,7 +52,7 @@ pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
     let shared = WORKER_SHARED.with(|w| {
         w.borrow_mut()
             .get_or_insert_with(|| {
-                crate::pool::enter_worker(index as usize);
+                crate::worker_loop::enter_worker(index as usize);
                 // SAFETY: `Main::spawn` leaked one strong count for this worker and passed its
                 // pointer; it is taken over exactly once, on the first entry.
                 unsafe { Arc::from_raw(shared_ptr as *const Shared) }
@@ -90,7 +75,6 @@ pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
 #[doc(hidden)]
 #[wasm_bindgen(js_name = ringpool_worker_resume, skip_typescript)]
 pub fn worker_resume(index: u32, ok: bool, value: JsValue) {
-    super::jsfn::finish_suspended_context();
     let task = WORKER_SUSPENDED.with(|s| s.borrow_mut().take());
     let shared = WORKER_SHARED.with(|w| w.borrow().clone());
     if let (Some(task), Some(shared)) = (task, shared) {

@@ -37,8 +37,8 @@
 //! is then never contended): a short spin, after which a worker sleeps on the lock word and
 //! leaves the core to the holder. An owner thread that may block (Node's, Deno's and Bun's
 //! main threads; `threadMayWait` in worker.js) sleeps the same way: spinning there, Node's
-//! main thread lost ~20 % of its CPU in a stream of 40 µs tasks (bench/README.md, "CPU
-//! tasks"). Threads that may not sleep (a page's thread, any non-pool thread) keep spinning,
+//! main thread lost ~20 % of its CPU in a stream of 40 µs tasks (src/README.md,
+//! "Workers"). Threads that may not sleep (a page's thread, any non-pool thread) keep spinning,
 //! but only on a load. Measured (Node, interleaved A/B against std's lock, 10
 //! rounds of 20,000 tasks, 64 in flight): throughput medians +5 % (no-op), +10 % (object
 //! result), +10 % (Rust task), CPU per task −11 %, +1 %, −3 %; this VM's noise is about ±10 %,
