@@ -336,7 +336,7 @@ impl<T> Dispatch<T> {
     }
 
     /// Items routed to worker `index` and not yet taken, and how many its route holds.
-    // Used by the wasm owner's routing (`web/owner.rs`).
+    // Used by the wasm owner's routing (`web/owner/mod.rs`).
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub fn route_load(&self, index: usize) -> (usize, usize) {
         match self.route(index) {
@@ -346,7 +346,7 @@ impl<T> Dispatch<T> {
     }
 
     /// Whether nothing is reserved or waiting in the lanes (a snapshot).
-    // Used by the wasm owner's routing (`web/owner.rs`).
+    // Used by the wasm owner's routing (`web/owner/mod.rs`).
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub fn lanes_empty(&self) -> bool {
         let taken = self.taken.0.load(Ordering::SeqCst);

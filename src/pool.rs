@@ -390,7 +390,7 @@ impl<B: Backend> Future for Shutdown<B> {
                 return Poll::Ready(Err(ShutdownTimeout));
             }
             // Armed once: the back end fires it only when `passed` holds (on wasm the pool's
-            // deadline queue re-arms a JS timer that fires early, src/web/deadlines.rs).
+            // deadline queue re-arms a JS timer that fires early, src/web/owner/deadlines.rs).
             if self.timer.is_none() {
                 let waker = cx.waker().clone();
                 self.timer = Some(self.backend.at(deadline, Box::new(move || waker.wake())));

@@ -310,7 +310,7 @@ fn every_ringpool_error_is_a_js_error_of_the_package_classes() {
     assert!(is_class(&e, "TimeoutError") && message(&e).contains("deadline"), "{e:?}");
 }
 
-/// Rust API timeouts live in the pool's one deadline queue (src/web/deadlines.rs), as the JS
+/// Rust API timeouts live in the pool's one deadline queue (src/web/owner/deadlines.rs), as the JS
 /// API's do: a timeout fires while the task is queued, and tasks that settle first leave no
 /// entry and no armed timer behind.
 #[wasm_bindgen_test]

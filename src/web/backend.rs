@@ -1,27 +1,21 @@
 //! The wasm back end: `Web` as the [`Backend`] of wasm32 (the seam every back end implements
-//! is `src/backend.rs`), the settling side of the completion path, and a task's promise. A
-//! settled task goes onto a Treiber stack (`Delivery::head`), only the push that finds the
-//! stack empty rings the owner, and the owner thread drains the stack (`Main::drain`,
-//! `owner.rs`) and resolves each promise (`src/README.md`, "Results back to the owner thread").
-//!
-//! What runs on each worker thread is `worker.rs`.
+//! is `src/backend.rs`), and the settling side of the completion path. A settled task goes onto
+//! a Treiber stack (`Delivery::head`), only the push that finds the stack empty rings the owner,
+//! and the owner thread drains the stack (`Main::drain`, `owner/mod.rs`) and resolves each
+//! promise (`owner/promise.rs`; `src/README.md`, "Results back to the owner thread").
 
-use super::clock::clock;
-use super::deadlines::Watch;
-use super::errors::task_error_to_js;
-use super::jsfn::JsOutcome;
 use crate::backend::{Backend, Delivered};
-use crate::error::TaskError;
-use crate::task::TaskHandle;
-use js_sys::Promise;
-use super::delivery::Delivery;
-use super::owner::{task_key, Main, Shared, TaskRef, Web, WebConfig};
 use crate::error::BuildError;
 use crate::sync::{Arc, Ordering};
+use crate::web::clock::clock;
+use crate::web::delivery::Delivery;
+use crate::web::outcome::JsOutcome;
+use crate::web::owner::deadlines::Watch;
+use crate::web::owner::{task_key, Main, Shared, TaskRef, Web, WebConfig};
 use std::time::Duration;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/web/worker.js")]
+#[wasm_bindgen(module = "/src/web/worker/worker.js")]
 extern "C" {
     #[wasm_bindgen(js_name = postDoorbell)]
     fn post_doorbell();
@@ -32,7 +26,7 @@ extern "C" {
 /// `Completions::push_member` rings after the member counts itself done, so the ring of the
 /// member that finishes the batch comes after every member's push.
 fn deliver(shared: &Shared, task: TaskRef, delivered: Delivered) {
-    super::growth::publish();
+    crate::web::growth::publish();
     let d = &shared.delivery;
     let Some(batch) = task.header().batch.clone() else {
         if d.head.push(task) {
@@ -130,12 +124,12 @@ impl Backend for Web {
     /// Its memory must be visible to the worker that takes it (`growth.rs`).
     #[inline]
     fn handing_over() {
-        super::growth::publish();
+        crate::web::growth::publish();
     }
 
     #[inline]
     fn taken_over() {
-        super::growth::catch_up();
+        crate::web::growth::catch_up();
     }
 
     fn deliver(shared: &Shared, task: TaskRef, delivered: Delivered) {
@@ -160,102 +154,4 @@ impl Backend for Web {
     fn all_workers_exited(shared: &Shared) {
         shared.wake_shutdown_waiters();
     }
-}
-
-#[wasm_bindgen(module = "/src/web/promises.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = taskPromise)]
-    fn task_promise(id: f64) -> Promise;
-    #[wasm_bindgen(js_name = settleTaskPromise)]
-    fn settle_task_promise(id: f64, ok: bool, value: &JsValue);
-    #[wasm_bindgen(js_name = forgetTaskPromise)]
-    fn forget_task_promise(id: f64);
-}
-
-/// A promise made on this thread whose resolvers wait in the JS table under `id`. Dropped
-/// unsettled (its task was freed without delivery), it takes its table entry along; the
-/// promise then never settles, as before when the resolvers were dropped.
-struct PendingPromise {
-    id: f64,
-    settled: bool,
-}
-
-impl PendingPromise {
-    fn new() -> Self {
-        std::thread_local!(static NEXT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) });
-        PendingPromise { id: NEXT.with(|n| n.replace(n.get() + 1.0)), settled: false }
-    }
-
-    fn promise(&self) -> Promise {
-        task_promise(self.id)
-    }
-
-    fn settle(mut self, r: Result<JsValue, JsValue>) {
-        self.settled = true;
-        match r {
-            Ok(v) => settle_task_promise(self.id, true, &v),
-            Err(e) => settle_task_promise(self.id, false, &e),
-        }
-    }
-}
-
-impl Drop for PendingPromise {
-    fn drop(&mut self) {
-        if !self.settled {
-            forget_task_promise(self.id);
-        }
-    }
-}
-
-impl<T: Send + 'static> TaskHandle<T> {
-    /// A `Promise` that settles with the task: fulfilled with `convert(value)`, rejected with the
-    /// matching error class. Must be called on the thread that created the pool; the promise is
-    /// resolved from the pool's batched completion drain, with no per-task wake-up.
-    pub fn into_promise_with(self, convert: impl FnOnce(T) -> JsValue + 'static) -> Promise {
-        self.into_promise_map(move |r| r.map(convert).map_err(|e| task_error_to_js(&e)))
-    }
-
-    /// A `Promise` whose outcome is `settle(result)`: `Ok` fulfils, `Err` rejects.
-    ///
-    /// The promise's resolvers stay in a JS-side table under a number (see `promises.js`):
-    /// Rust holds no `Function` handles, so a task costs no externref slots and no closure
-    /// crossing into Rust to make its promise.
-    pub(crate) fn into_promise_map(
-        self,
-        settle: impl FnOnce(Result<T, TaskError>) -> Result<JsValue, JsValue> + 'static,
-    ) -> Promise {
-        let task = self.task;
-        if task_is_done(&*task) {
-            return match task.take_result().map(settle) {
-                Some(Ok(v)) => Promise::resolve(&v),
-                Some(Err(e)) => Promise::reject(&e),
-                None => Promise::new(&mut |_, _| {}),
-            };
-        }
-        let pending = PendingPromise::new();
-        let promise = pending.promise();
-        let t = task.clone();
-        let on_owner = Box::new(move || {
-            if let Some(r) = t.take_result() {
-                pending.settle(settle(r));
-            }
-        });
-        // SAFETY: this is the pool's owner thread (this method's contract), and the web back
-        // end delivers completions only there (`Main::drain`).
-        unsafe { task.header().set_on_owner(on_owner) };
-        promise
-    }
-
-    /// [`into_promise_with`](Self::into_promise_with) for values that convert into `JsValue`.
-    pub fn into_promise(self) -> Promise
-    where
-        T: Into<JsValue>,
-    {
-        self.into_promise_with(Into::into)
-    }
-}
-
-/// Whether the result is written (not merely being written by another thread).
-fn task_is_done<T>(task: &dyn crate::task::Output<T>) -> bool {
-    task.header().is_done()
 }

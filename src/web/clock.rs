@@ -3,7 +3,7 @@
 
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/web/worker.js")]
+#[wasm_bindgen(module = "/src/web/runtime.js")]
 extern "C" {
     /// `performance.timeOrigin + performance.now()`, ms, comparable across threads.
     pub(crate) fn clock() -> f64;

@@ -32,22 +32,26 @@
 //! }
 //! ```
 
-pub(crate) mod backend;
-mod clock;
+// The layout (`src/README.md`, "A map of the source"): the wings, each with one owner, over
+// leaves both sides of a pool share.
+/// The JS face: the `#[wasm_bindgen]` `Pool`, what one call submits, admission and the
+/// submissions that wait for space, `AbortSignal`s, Rust-made `Task`s.
+mod api;
+/// The owner thread: the workers' lifecycle, the drain, the catch, deadlines, the promises.
 mod owner;
-mod catch;
-mod delivery;
-mod thread_locals;
+/// What runs on a worker thread: its entry, and JS-function bodies.
 mod worker;
-mod abort;
+/// `Web` as the core's `Backend`, and the settling side of the completion path.
+pub(crate) mod backend;
+
+mod clock;
 mod codec;
-mod deadlines;
+mod delivery;
 mod errors;
 pub(crate) mod growth;
-mod js;
-mod submission;
-mod jsfn;
-mod rust_task;
+mod memory_views;
+mod outcome;
+mod thread_locals;
 #[cfg(feature = "worker-alloc")]
 pub(crate) mod worker_alloc;
 
@@ -56,46 +60,17 @@ pub(crate) mod worker_alloc;
 static ALLOCATOR: worker_alloc::WorkerAlloc = worker_alloc::WorkerAlloc;
 
 pub use crate::value::Value;
-pub use owner::{Doorbell, WebConfig};
-pub use js::{JsPool, Task};
+pub use api::pool::JsPool;
+pub use api::task::Task;
 pub use errors::{error_classes, task_error_to_js};
-pub(crate) use errors::{codec_error_to_js, js_error, out_of_memory_to_js, ErrorKind};
+pub use memory_views::{memory_bytes, pool_view_offset, wasm_memory};
+pub use owner::{Doorbell, WebConfig};
 pub(crate) use owner::Web;
 
 use crate::WorkerPool;
 use js_sys::Promise;
 use std::panic::AssertUnwindSafe;
 use wasm_bindgen::prelude::*;
-
-/// The shared `WebAssembly.Memory` every worker uses.
-#[wasm_bindgen(js_name = wasmMemory)]
-pub fn wasm_memory() -> JsValue {
-    wasm_bindgen::memory()
-}
-
-/// Current size of the shared wasm memory in bytes.
-#[wasm_bindgen(js_name = memoryBytes)]
-pub fn memory_bytes() -> f64 {
-    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
-    let buffer: js_sys::SharedArrayBuffer = memory.buffer().unchecked_into();
-    buffer.byte_length() as f64
-}
-
-#[wasm_bindgen(module = "/src/web/pool_views.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = poolViewOffset)]
-    fn pool_view_offset_js(memory: &JsValue, v: &JsValue) -> f64;
-    #[wasm_bindgen(js_name = noteBuffer)]
-    pub(crate) fn note_buffer(memory: &JsValue) -> JsValue;
-}
-
-/// Byte offset of `v` in pool memory if it is a view of it (from `pool.alloc` or a
-/// `subarray` of one, before or after the memory grew). A task may then read and write those
-/// bytes through a raw pointer (see the `ringpool-image` crate for kernels that do).
-pub fn pool_view_offset(v: &JsValue) -> Option<u32> {
-    let off = pool_view_offset_js(&wasm_bindgen::memory(), v);
-    (off >= 0.0).then_some(off as u32)
-}
 
 /// Milliseconds on `performance.timeOrigin + performance.now()`: one clock that every thread of
 /// the page or process shares, so times taken on workers and on the caller compare.

@@ -11,7 +11,7 @@ pub(crate) unsafe fn free_thread_locals(tls: usize) {
     #[cfg(feature = "worker-alloc")]
     // SAFETY: the caller's contract is `free_slab`'s.
     unsafe {
-        super::worker_alloc::free_slab(tls)
+        crate::web::worker_alloc::free_slab(tls)
     };
     #[cfg(not(feature = "worker-alloc"))]
     let _ = tls;

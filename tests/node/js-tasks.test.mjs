@@ -86,7 +86,7 @@ test('object-literal methods (method shorthand source) run as tasks', async () =
   const tasks = { triple(x) { return 3 * x; }, async later(x) { await null; return x + 1; } };
   assert.equal(await pool.trySubmit(tasks.triple, [5]), 15);
   assert.equal(await pool.trySubmit(tasks.later, [5]), 6);
-  // Named `async`: JavaScriptCore prints it without its `async` modifier (src/web/jsfn.js).
+  // Named `async`: JavaScriptCore prints it without its `async` modifier (src/web/worker/jsfn.js).
   const odd = { async async(x) { await null; return x * 2; } };
   assert.equal(await pool.trySubmit(odd.async, [4]), 8);
 });

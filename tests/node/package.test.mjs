@@ -36,7 +36,7 @@ test('optimised build: panic rejects with PanicError, the same worker runs the n
   assert.equal(err.name, 'PanicError');
   assert.equal(err.code, 'PANIC');
   assert.equal(err.panicMessage, 'bad pixel');
-  assert.match(err.location, /^src\/web\/rust_task\.rs:\d+:\d+$/);
+  assert.match(err.location, /^src\/web\/api\/task\.rs:\d+:\d+$/);
   assert.equal(await pool.trySubmit(diagnostics.worker()), before, 'same worker incarnation');
   const s = assertInvariant(pool);
   assert.equal(s.panicked, 1);

@@ -1,7 +1,7 @@
 //! Tasks made by Rust for `pool.trySubmit`: [`Task`] (your crate's `#[wasm_bindgen]`
 //! functions return one), and the package's `diagnostics.*` tasks built with it.
 
-use super::jsfn::{self, JsOutcome};
+use crate::web::outcome::{self, JsOutcome};
 use crate::value::Value;
 use wasm_bindgen::prelude::*;
 
@@ -53,7 +53,7 @@ impl Task {
         T: serde::Serialize + Send + 'static,
     {
         struct Serde<T>(T);
-        impl<T: serde::Serialize + Send> jsfn::IntoJs for Serde<T> {
+        impl<T: serde::Serialize + Send> outcome::IntoJs for Serde<T> {
             fn into_js(self: Box<Self>) -> Result<JsValue, JsValue> {
                 let serializer = serde_wasm_bindgen::Serializer::json_compatible();
                 self.0.serialize(&serializer).map_err(JsValue::from)

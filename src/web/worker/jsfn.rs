@@ -7,14 +7,15 @@
 //! settled by cancellation, its timeout or a forced shutdown (its result will be dropped), and
 //! `this.signal` is an `AbortSignal` that aborts then, while the task awaits.
 
-use super::codec::{from_js, to_js};
 use crate::task::Ran;
-use crate::value::{Budget, CodecError, Value};
+use crate::value::Value;
+use crate::web::codec::to_js;
+use crate::web::outcome::{outcome_of, thrown, JsOutcome, NOT_CAPTURED};
 use js_sys::Array;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/web/jsfn.js")]
+#[wasm_bindgen(module = "/src/web/worker/jsfn.js")]
 extern "C" {
     #[wasm_bindgen(js_name = compileCached, catch)]
     fn compile_cached(id: f64, source: &str) -> Result<(), JsValue>;
@@ -30,75 +31,11 @@ extern "C" {
     fn value(this: &JsRan) -> JsValue;
     #[wasm_bindgen(js_name = setTaskMemory)]
     fn set_task_memory(memory: &JsValue);
-    #[wasm_bindgen(js_name = functionSource, catch)]
-    fn function_source_js(f: &JsValue) -> Result<JsValue, JsValue>;
-}
-
-/// The source of a sendable function: `Ok(None)` for native, bound and proxied functions,
-/// `Err` if it is over the payload limit or does not fit in memory.
-pub(crate) fn function_source(f: &JsValue) -> Result<Option<String>, CodecError> {
-    match function_source_js(f) {
-        Ok(text) if text.is_string() => {
-            super::codec::string_within(&text, crate::value::MAX_PAYLOAD_BYTES, &|| "task".into()).map(Some)
-        }
-        _ => Ok(None),
-    }
-}
-
-/// What a JS task produced, in a form that crosses threads.
-#[derive(Debug)]
-pub(crate) enum JsOutcome {
-    Returned(Value),
-    Thrown(Value),
-    /// Its result (or the value it threw) cannot cross: a `TypeError`, a `RangeError`, or
-    /// the out-of-memory error when the memory cannot hold it.
-    Unsendable(CodecError),
-    /// A Rust value that becomes a JS value on the owner thread ([`Task::serde`](super::Task::serde)).
-    Local(Box<dyn IntoJs>),
-}
-
-/// A value made on a worker that turns into a JS value on the thread that owns the pool.
-pub(crate) trait IntoJs: Send {
-    fn into_js(self: Box<Self>) -> Result<JsValue, JsValue>;
-}
-
-impl std::fmt::Debug for dyn IntoJs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("IntoJs(..)")
-    }
 }
 
 std::thread_local! {
     /// The promise a suspended task waits for, until `worker.js` takes it.
     static SUSPENDED: RefCell<Option<JsValue>> = const { RefCell::new(None) };
-}
-
-const NOT_CAPTURED: &str = "task functions are sent as source and compiled in each worker, so variables \
-    from the enclosing scope are not captured; pass them in args";
-
-/// What the task threw, as an outcome: the value if it can cross, else why not.
-fn thrown(e: &JsValue, hint_closures: bool) -> JsOutcome {
-    match from_js(e, "error", &mut Budget::default(), &|_| None) {
-        Ok(Value::Error { name, mut message, stack }) => {
-            if hint_closures && name == "ReferenceError" {
-                message = format!("{message} ({NOT_CAPTURED})");
-            }
-            JsOutcome::Thrown(Value::Error { name, message, stack })
-        }
-        Ok(other) => JsOutcome::Thrown(other),
-        Err(e) => JsOutcome::Unsendable(e),
-    }
-}
-
-/// Turns a value the task returned (or a promise settled with) into an outcome.
-pub(crate) fn outcome_of(ok: bool, v: &JsValue) -> (JsOutcome, bool) {
-    if !ok {
-        return (thrown(v, true), true);
-    }
-    match from_js(v, "result", &mut Budget::default(), &super::pool_view_offset) {
-        Ok(value) => (JsOutcome::Returned(value), false),
-        Err(e) => (JsOutcome::Unsendable(e), true),
-    }
 }
 
 /// The buffers a task's arguments hand over (`options.transfer`): the handover id they come
@@ -200,16 +137,6 @@ fn call(id: f64, name: Option<&str>, args: &[Value], handover: Handover) -> Opti
         RunTask::NotFound | RunTask::StaleMemory => return None,
         RunTask::__Invalid => unreachable!("jsfn.js runTask reported an outcome RunTask does not name"),
     })
-}
-
-/// On the owner thread: the promise value or rejection for an outcome.
-pub(crate) fn outcome_to_js(o: JsOutcome) -> Result<JsValue, JsValue> {
-    match o {
-        JsOutcome::Returned(v) => Ok(to_js(&v)),
-        JsOutcome::Thrown(v) => Err(to_js(&v)),
-        JsOutcome::Unsendable(e) => Err(super::codec_error_to_js(&e)),
-        JsOutcome::Local(v) => v.into_js(),
-    }
 }
 
 /// The promise the suspended task waits for (called by `worker.js`).

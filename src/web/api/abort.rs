@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::rc::Weak;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/web/abort.js")]
+#[wasm_bindgen(module = "/src/web/api/abort.js")]
 extern "C" {
     #[wasm_bindgen(js_name = abortReason)]
     pub(crate) fn abort_reason(signal: &JsValue) -> JsValue;

@@ -1,8 +1,10 @@
 //! What runs on each worker thread: the exports `worker.js` calls (start, the worker loop's
 //! entry, resume after an async task, release before exit), and the thread-locals they keep.
 
-use super::owner::{Shared, TaskRef};
-use super::thread_locals::free_thread_locals;
+pub(crate) mod jsfn;
+
+use crate::web::owner::{Shared, TaskRef};
+use crate::web::thread_locals::free_thread_locals;
 use crate::sync::Arc;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
@@ -20,8 +22,8 @@ std::thread_local! {
 pub fn worker_start(tls_base: u32, stack_alloc: u32) {
     #[cfg(feature = "worker-alloc")]
     {
-        super::worker_alloc::may_wait();
-        super::worker_alloc::learn_slab(tls_base as usize, stack_alloc as usize);
+        crate::web::worker_alloc::may_wait();
+        crate::web::worker_alloc::learn_slab(tls_base as usize, stack_alloc as usize);
     }
     #[cfg(not(feature = "worker-alloc"))]
     let _ = (tls_base, stack_alloc);
@@ -48,7 +50,7 @@ pub(crate) fn queued_here() -> Option<u64> {
 #[doc(hidden)]
 #[wasm_bindgen(js_name = ringpool_worker_entry, skip_typescript)]
 pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
-    super::growth::catch_up();
+    crate::web::growth::catch_up();
     let shared = WORKER_SHARED.with(|w| {
         w.borrow_mut()
             .get_or_insert_with(|| {
@@ -78,7 +80,7 @@ pub fn worker_resume(index: u32, ok: bool, value: JsValue) {
     let task = WORKER_SUSPENDED.with(|s| s.borrow_mut().take());
     let shared = WORKER_SHARED.with(|w| w.borrow().clone());
     if let (Some(task), Some(shared)) = (task, shared) {
-        let (outcome, failed) = super::jsfn::outcome_of(ok, &value);
+        let (outcome, failed) = crate::web::outcome::outcome_of(ok, &value);
         shared.resume(index as usize, task, outcome, failed);
     }
 }

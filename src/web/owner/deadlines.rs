@@ -13,7 +13,7 @@
 //! The heap may hold entries of settled tasks (16 bytes each) until they come due; it is
 //! rebuilt from the live ones when it grows past twice their number.
 
-use super::clock::clock;
+use crate::web::clock::clock;
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};

@@ -1,7 +1,7 @@
 // Worker side of JS-function and task-module tasks (see jsfn.rs): the per-worker cache of
 // compiled task functions, the task context (`this`), and `runTask`, the one call per task.
 import { taskExport, workerHandovers, workerIndex } from './worker.js';
-import { fillHanded } from './transfer.js';
+import { fillHanded } from '../transfer.js';
 
 export function compileTask(source) {
   let f;
@@ -129,9 +129,4 @@ export function runTask(id, name, addr, n, a0, a1, rest, handover, routed) {
   }
   finishContext(ctx);
   return r;
-}
-export function functionSource(f) {
-  const src = Function.prototype.toString.call(f);
-  if (/\{\s*\[native code\]\s*\}\s*$/.test(src)) return null;
-  return src;
 }

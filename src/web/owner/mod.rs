@@ -3,9 +3,13 @@
 //! the completions they deliver (`src/README.md`, "Workers" and "Results back to the owner
 //! thread").
 
-use super::catch::Catch;
-use super::deadlines::{Deadlines, Watch};
-use super::thread_locals::free_thread_locals;
+pub(crate) mod catch;
+pub(crate) mod deadlines;
+pub(crate) mod promise;
+
+use catch::Catch;
+use deadlines::{Deadlines, Watch};
+use crate::web::thread_locals::free_thread_locals;
 use crate::error::BuildError;
 use crate::sync::{Arc, AtomicU32, Ordering};
 use std::cell::{Cell, RefCell};
@@ -15,7 +19,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(module = "/src/web/worker.js")]
+#[wasm_bindgen(module = "/src/web/owner/workers.js")]
 extern "C" {
     pub(crate) type WorkerSet;
     #[wasm_bindgen(constructor)]
@@ -48,10 +52,14 @@ extern "C" {
     fn schedule(ms: f64, callback: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = crossOriginIsolationProblem)]
     fn cross_origin_isolation_problem() -> Option<String>;
-    #[wasm_bindgen(js_name = threadMayWait)]
-    fn thread_may_wait() -> bool;
     #[wasm_bindgen(js_name = setWorkerScript)]
     fn set_worker_script(url: &JsValue, spawn_web: &js_sys::Function);
+}
+
+#[wasm_bindgen(module = "/src/web/runtime.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = threadMayWait)]
+    fn thread_may_wait() -> bool;
 }
 
 /// Called once by the npm package's entry: the worker script to start (see `worker.js`).
@@ -88,6 +96,13 @@ pub enum Doorbell {
     /// One `postMessage` to the owner (the default: lower latency, see `src/README.md`).
     #[default]
     Message,
+}
+
+/// Whoever holds submissions that wait for queue space (the JS `Pool`, `js.rs`): a drain may
+/// have freed space for them.
+pub(crate) trait Waiting {
+    /// Admits what waits, in order, while there is space.
+    fn admit_waiting(&self);
 }
 
 /// The web back end's handle (its `Backend` impl is `backend.rs`): the owner-thread half of
@@ -136,11 +151,11 @@ pub(crate) struct Main {
     /// Keeps the owner half alive until every worker has exited, even if the pool handle is
     /// dropped: accepted tasks still run.
     keepalive: RefCell<Option<Rc<Main>>>,
-    /// Run after each drain that delivered something or found submissions waiting for space
-    /// (the JS `Pool` admits them).
-    pub(super) on_drain: RefCell<Option<Box<dyn Fn()>>>,
+    /// Told after each drain that delivered something or found submissions waiting for space:
+    /// the JS `Pool`, which admits them.
+    waiting: RefCell<Option<std::rc::Weak<dyn Waiting>>>,
     /// Every deadline of this pool, on one JS timer: JS tasks' and waiting `submit`s'
-    /// `timeout`s (src/web/js.rs), Rust API `TaskOptions::timeout`s and `shutdown_timeout`s.
+    /// `timeout`s (src/web/api/pool.rs), Rust API `TaskOptions::timeout`s and `shutdown_timeout`s.
     pub(crate) deadlines: Rc<Deadlines>,
     /// The entries of Rust API tasks' deadlines, by task address: forgotten when the task's
     /// completion is drained, so a settled task keeps no entry (and no timer) alive.
@@ -229,7 +244,7 @@ impl Main {
         let may_wait = thread_may_wait();
         #[cfg(feature = "worker-alloc")]
         if may_wait {
-            super::worker_alloc::may_wait();
+            crate::web::worker_alloc::may_wait();
         }
         shared.delivery.message_while_few.store(doorbell == Doorbell::Message, Ordering::Relaxed);
         let glue_url = IMPORT_META.with(ImportMeta::url);
@@ -271,7 +286,7 @@ impl Main {
                 replaced: Cell::new(0),
                 route_turn: Cell::new(0),
                 keepalive: RefCell::new(None),
-                on_drain: RefCell::new(None),
+                waiting: RefCell::new(None),
                 deadlines: Rc::default(),
                 timed: RefCell::new(HashMap::new()),
                 catch: Catch::new(catch_run(weak.clone()), doorbell == Doorbell::Message && may_wait),
@@ -368,7 +383,7 @@ impl Main {
         slots[index].thread_memory = None;
         drop(slots);
         // The new thread reads the pool's state first thing (`worker_entry`).
-        super::growth::publish();
+        crate::web::growth::publish();
         self.set.spawn(index as u32);
     }
 
@@ -508,8 +523,9 @@ impl Main {
         self.deadlines.pending()
     }
 
-    pub(crate) fn set_on_drain(&self, f: Box<dyn Fn()>) {
-        *self.on_drain.borrow_mut() = Some(f);
+    /// `waiting` holds this pool's submissions that wait for queue space (the JS `Pool`).
+    pub(crate) fn hold_waiting(&self, waiting: std::rc::Weak<dyn Waiting>) {
+        *self.waiting.borrow_mut() = Some(waiting);
     }
 
     pub(crate) fn replaced(&self) -> u64 {
@@ -575,7 +591,7 @@ impl Main {
     /// `Atomics.waitAsync` watch (`worker.js`), by the message doorbell and after a catch.
     pub(super) fn drain(&self) -> bool {
         // Results may lie in pages a worker added: see them before reading the nodes.
-        let done = self.shared.delivery.head.take_all_then(super::growth::catch_up);
+        let done = self.shared.delivery.head.take_all_then(crate::web::growth::catch_up);
         let any = !done.is_empty();
         if !self.timed.borrow().is_empty() {
             // Their deadlines are moot now; forgetting the last one clears the pool's timer.
@@ -590,8 +606,9 @@ impl Main {
         }
         // Also without completions if submissions wait: the ring may say a slot was freed.
         if any || self.shared.delivery.waiting.load(Ordering::SeqCst) > 0 {
-            if let Some(f) = self.on_drain.borrow().as_ref() {
-                f();
+            let waiting = self.waiting.borrow().as_ref().and_then(std::rc::Weak::upgrade);
+            if let Some(waiting) = waiting {
+                waiting.admit_waiting();
             }
         }
         !self.shared.is_stopped()

@@ -1,10 +1,11 @@
 //! The `#[wasm_bindgen]` `Pool` as the npm package exposes it, and Rust-made `Task`s.
 //! `trySubmit` never throws and never waits: every refusal is an already-rejected promise.
 
-use super::deadlines::{Deadlines, Watch};
-use super::jsfn;
-use super::errors::{js_error, submit_error_to_js, task_error_to_js, ErrorKind};
-use super::{memory_bytes, note_buffer, out_of_memory_to_js, pool_view_offset};
+use crate::web::owner::deadlines::{Deadlines, Watch};
+use crate::web::outcome::outcome_to_js;
+use crate::web::errors::{js_error, submit_error_to_js, task_error_to_js, ErrorKind};
+use crate::web::errors::out_of_memory_to_js;
+use crate::web::memory_views::{memory_bytes, note_buffer, pool_view_offset};
 use crate::value::TypedKind;
 use crate::batch::Batch;
 use crate::sync::Arc;
@@ -18,15 +19,19 @@ use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-#[wasm_bindgen(module = "/src/web/worker.js")]
+#[wasm_bindgen(module = "/src/web/runtime.js")]
 extern "C" {
     #[wasm_bindgen(js_name = defaultWorkers)]
     fn default_workers() -> f64;
+}
+
+#[wasm_bindgen(module = "/src/web/owner/workers.js")]
+extern "C" {
     #[wasm_bindgen(js_name = resolveModuleUrl, catch)]
     fn resolve_module_url(spec: &JsValue) -> Result<String, JsValue>;
 }
 
-#[wasm_bindgen(module = "/src/web/pool_objects.js")]
+#[wasm_bindgen(module = "/src/web/api/pool.js")]
 extern "C" {
     #[wasm_bindgen(js_name = makeTypedView)]
     fn make_typed_view(ctor: &JsValue, buffer: &JsValue, offset: u32, length: u32) -> JsValue;
@@ -49,8 +54,7 @@ extern "C" {
     ) -> Object;
 }
 
-pub use super::rust_task::Task;
-use super::submission::{
+use crate::web::api::submission::{
     check_object, check_options, check_repeatable_task, get, js_number, prefix_message, prepare, read_options, read_size, type_name,
     CallOptions, Prepared, Signal, Transfer,
 };
@@ -116,7 +120,13 @@ pub struct JsPool {
 }
 
 
-impl super::abort::AfterAbort for Inner {
+impl crate::web::owner::Waiting for Inner {
+    fn admit_waiting(&self) {
+        self.pump();
+    }
+}
+
+impl crate::web::api::abort::AfterAbort for Inner {
     fn after_abort(&self) {
         self.reject_aborted();
     }
@@ -131,7 +141,7 @@ impl Inner {
     /// Offers a prepared task to the ring. `waiting`: a `submit` that will wait for space if
     /// the queue is full (not counted as rejected).
     fn admit(&self, p: Prepared, waiting: bool) -> Result<Promise, Refused> {
-        // The deadline is this pool's (src/web/deadlines.rs), not the core's timer per task.
+        // The deadline is this pool's (src/web/owner/deadlines.rs), not the core's timer per task.
         let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout: None, priority: p.priority };
         let Prepared { body, signal, deadline, batch, priority, transfer } = p;
         let route = transfer.as_ref().and_then(Transfer::route);
@@ -152,7 +162,7 @@ impl Inner {
                         t.abandoned();
                     }
                     match r {
-                        Ok(outcome) => jsfn::outcome_to_js(outcome),
+                        Ok(outcome) => outcome_to_js(outcome),
                         Err(TaskError::Cancelled) => Err(signal.as_ref().map(Signal::reason).unwrap_or_else(|| task_error_to_js(&TaskError::Cancelled))),
                         Err(e) => Err(task_error_to_js(&e)),
                     }
@@ -171,7 +181,7 @@ impl Inner {
     }
 
     /// Times the task out at `at` (clock ms) unless the returned entry is dropped first.
-    fn time_out_at(&self, at: f64, task: &super::owner::TaskRef) -> Watch {
+    fn time_out_at(&self, at: f64, task: &crate::web::owner::TaskRef) -> Watch {
         let hook = self.pool.settle_hook(task, TaskError::TimedOut);
         self.deadlines.watch(at, Box::new(move || hook.fire()))
     }
@@ -181,7 +191,7 @@ impl Inner {
     fn refused(&self, batch: Option<&Arc<Batch>>) {
         if let Some(b) = batch {
             b.member_refused();
-            super::backend::ring(&self.pool.shared, None);
+            crate::web::backend::ring(&self.pool.shared, None);
         }
     }
 
@@ -214,7 +224,7 @@ impl Inner {
         let deadline = prepared.deadline;
         // Its signal's abort rejects it while it waits (`reject_aborted`).
         if let Some(Signal::Linked(signal)) = prepared.signal.as_ref() {
-            signal.tell_after_abort(Rc::downgrade(self) as Weak<dyn super::abort::AfterAbort>);
+            signal.tell_after_abort(Rc::downgrade(self) as Weak<dyn crate::web::api::abort::AfterAbort>);
         }
         // Accepted to wait: the caller's buffers go now, as a message's would on posting.
         let gone = Rc::new(Cell::new(false));
@@ -328,8 +338,8 @@ impl JsPool {
             Err(e) => return Promise::reject(&e),
         };
         let doorbell = match doorbell.as_string().as_deref() {
-            Some("waitAsync") => super::owner::Doorbell::WaitAsync,
-            _ => super::owner::Doorbell::Message,
+            Some("waitAsync") => crate::web::owner::Doorbell::WaitAsync,
+            _ => crate::web::owner::Doorbell::Message,
         };
         let task_module = if module.is_undefined() {
             None
@@ -340,13 +350,13 @@ impl JsPool {
             }
         };
         let has_module = task_module.is_some();
-        let config = super::owner::WebConfig { doorbell, task_module };
+        let config = crate::web::owner::WebConfig { doorbell, task_module };
         let pool = match WorkerPool::with_config(workers, capacity, config) {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e.into()),
         };
         let ready = pool.ready();
-        // One deadline queue per pool, shared with the Rust API's (src/web/deadlines.rs).
+        // One deadline queue per pool, shared with the Rust API's (src/web/owner/deadlines.rs).
         let deadlines = pool.backend.main().deadlines.clone();
         let inner = Rc::new(Inner {
             pool,
@@ -355,12 +365,7 @@ impl JsPool {
             task_module: has_module,
             deadlines,
         });
-        let weak = AssertUnwindSafe(Rc::downgrade(&inner));
-        inner.pool.backend.main().set_on_drain(Box::new(move || {
-            if let Some(inner) = Weak::upgrade(&weak.0) {
-                inner.pump();
-            }
-        }));
+        inner.pool.backend.main().hold_waiting(Rc::downgrade(&inner) as Weak<dyn crate::web::owner::Waiting>);
         // The JS object is made only once the pool is up: a failed start frees everything
         // now instead of whenever the wrapper would be garbage-collected.
         let inner = AssertUnwindSafe(inner);
@@ -422,7 +427,7 @@ impl JsPool {
     /// of once each: the cheaper way to run many tiles of one job (src/batch.rs).
     #[wasm_bindgen(js_name = submitAll)]
     pub fn submit_all(&self, items: JsValue, options: JsValue) -> Promise {
-        let list = match super::codec::array_copy(&items) {
+        let list = match crate::web::codec::array_copy(&items) {
             Ok(Some(list)) => list,
             _ => return Promise::reject(&js_error(ErrorKind::Type, &format!("items must be an array of tasks (each a task or [task, args]), got {}", type_name(&items)))),
         };
@@ -433,7 +438,7 @@ impl JsPool {
             let mut prepared = crate::memory::try_vec(list.length() as usize)
                 .map_err(out_of_memory)?;
             for (i, item) in list.iter().enumerate() {
-                let (task, args) = match super::codec::array_copy(&item) {
+                let (task, args) = match crate::web::codec::array_copy(&item) {
                     Ok(Some(pair)) => (pair.get(0), pair.get(1)),
                     _ => (item, JsValue::UNDEFINED),
                 };
@@ -486,7 +491,7 @@ impl JsPool {
             let all = js_sys::Array::new();
             for h in promises {
                 all.push(&h.into_promise_map(|r| match r {
-                    Ok(outcome) => jsfn::outcome_to_js(outcome),
+                    Ok(outcome) => outcome_to_js(outcome),
                     Err(e) => Err(task_error_to_js(&e)),
                 }));
             }

@@ -6,8 +6,8 @@
 //! message. A caller awaiting one short task at a time then gets its result without a
 //! message's wake-up ("The owner's catch", src/README.md).
 
-use super::clock::clock;
-use super::delivery::Delivery;
+use crate::web::clock::clock;
+use crate::web::delivery::Delivery;
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

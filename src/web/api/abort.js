@@ -1,4 +1,4 @@
-// AbortSignal glue for src/web/abort.rs: one id per signal (the same on every call), and one
+// AbortSignal glue for src/web/api/abort.rs: one id per signal (the same on every call), and one
 // `abort` listener per signal in use that calls back into Rust with that id.
 let onAbort;
 const ids = new WeakMap();

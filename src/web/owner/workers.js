@@ -1,28 +1,19 @@
-// Spawns the pool's workers. The npm package's entry registers its `worker.js` (a two-line
-// script importing the glue) with `setWorkerScript`, written as `new Worker(new URL('./worker.js',
-// import.meta.url))` so that bundlers (Vite) emit it as a worker chunk. Without that (the Rust
-// crate used directly, e.g. under wasm-bindgen-test) this file is itself the entry script:
-// `new Worker(import.meta.url)` (worker_threads in Node refuse the blob URLs `link_to!` makes).
+// The owner thread's side of the workers: `WorkerSet` starts them, forwards their few
+// lifecycle messages (ready, exited, crashed) to Rust (`WorkerEvent`, owner/mod.rs), hands the
+// doorbell's `ring` to the drain and a worker's `claim` to the handovers, and watches the
+// completion bell with `Atomics.waitAsync`. What runs in each worker is `worker/worker.js`.
 //
-// Main side: `WorkerSet` starts workers, forwards their few lifecycle messages (ready, exited,
-// crashed, ring) to Rust, and watches the completion doorbell with `Atomics.waitAsync`.
-// Worker side: import the wasm-bindgen glue, `initSync` with the shared module and memory,
-// run the Rust worker loop, free the thread's stack and TLS, report, and close.
+// The npm package's entry registers its `worker.js` (a two-line script importing the glue) with
+// `setWorkerScript`, written as `new Worker(new URL('./worker.js', import.meta.url))` so that
+// bundlers (Vite) emit it as a worker chunk. Without that (the Rust crate used directly, e.g.
+// under wasm-bindgen-test) workers start on `worker/worker.js` itself (worker_threads in Node
+// refuse the blob URLs `link_to!` makes).
 
-import { countPost, OwnerHandovers, WorkerHandovers } from './transfer.js';
+import { countPost, OwnerHandovers } from '../transfer.js';
+import { isNode, nodeModule, syncReceive } from '../runtime.js';
 
-const isNode = typeof process === 'object' && process?.versions?.node != null;
-
-// Node built-ins without an `import` a browser bundler would try to resolve.
-async function nodeModule(name) {
-  return process.getBuiltinModule?.(name) ?? import(/* @vite-ignore */ ['node', name.slice(5)].join(':'));
-}
-
-// Node's `receiveMessageOnPort` (a port's queued message, taken synchronously), or null where
-// it may not work: Deno's and Bun's ports may not take it. Both ends use it: a worker for its
-// routed buffers, the owner for its parked ones (transfer.js).
-const syncReceive = ({ receiveMessageOnPort }) =>
-  (globalThis.Deno || globalThis.Bun || typeof receiveMessageOnPort !== 'function' ? null : receiveMessageOnPort);
+// The worker entry when none is registered: the snippet beside this one.
+const ENTRY = new URL('../worker/worker.js', import.meta.url);
 
 let workerScript = null;
 /** `url`: the entry script for worker_threads; `spawnWeb()`: a new module Web Worker on it. */
@@ -86,7 +77,7 @@ export class WorkerSet {
     const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
     if (isNode) {
       entry = nodeModule('node:worker_threads').then(({ Worker }) => {
-        const url = workerScript?.url ?? new URL(import.meta.url);
+        const url = workerScript?.url ?? ENTRY;
         const options = { workerData: data, name: `${this.name}-${index}` };
         let w;
         try {
@@ -104,7 +95,7 @@ export class WorkerSet {
       });
     } else {
       const w = workerScript?.spawnWeb()
-        ?? new Worker(new URL(import.meta.url), { type: 'module', name: `ringpool:${this.name}-${index}` });
+        ?? new Worker(ENTRY, { type: 'module', name: `ringpool:${this.name}-${index}` });
       w.onmessage = (e) => onMessage(e.data);
       w.onerror = (e) => { e.preventDefault?.(); onError(e.message ?? e); };
       w.postMessage(data);
@@ -206,14 +197,6 @@ export class WorkerSet {
   }
 }
 
-// Milliseconds on a clock every thread shares (worker `performance.now()` values have
-// different origins): task timing for the doorbell and the `image.*` tile reports.
-// Read on every admission and twice per task (run and wait times): the origin is read once.
-const timeOrigin = performance.timeOrigin;
-export function clock() {
-  return timeOrigin + performance.now();
-}
-
 /**
  * `undefined` (inherit the process's options, as worker_threads do by default), or those options
  * without `--input-type` when it is there: a worker refuses to start a file with it (`node
@@ -232,10 +215,6 @@ function workerExecArgv() {
 
 export function schedule(ms, callback) {
   return setTimeout(callback, ms);
-}
-
-export function microtask(callback) {
-  queueMicrotask(callback);
 }
 
 export function crossOriginIsolationProblem() {
@@ -257,133 +236,4 @@ export function resolveModuleUrl(spec) {
     return pathToFileURL(process.getBuiltinModule('node:path').resolve(spec)).href;
   }
   return new URL(spec, globalThis.document?.baseURI ?? globalThis.location?.href).href;
-}
-
-// This worker, once it runs (`runWorker`): its index, its task module (`Pool.create({module})`,
-// whose exports are tasks by name), its handovers (transfer.js) and how it posts to the owner.
-// The only state of a worker's modules; on an owner thread it stays null.
-let here = null;
-export function taskExport(name) {
-  return here?.taskModule?.[name];
-}
-export function workerHandovers() {
-  return here.handovers;
-}
-
-// Whether this thread may block in `Atomics.wait`: Node's, Deno's and Bun's main threads and
-// any worker may; a page's thread may not (it throws before it compares the value, so the
-// probe never sleeps). Asked by the owner thread as a pool starts (owner.rs).
-let mayWait = null;
-export function threadMayWait() {
-  if (mayWait === null) {
-    try { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0); mayWait = true; } catch { mayWait = false; }
-  }
-  return mayWait;
-}
-
-// This worker's index in its pool (`this.workerIndex` in a task), -1 outside workers.
-export function workerIndex() {
-  return here?.index ?? -1;
-}
-
-export function postDoorbell() {
-  here.post({ type: 'ring' });
-}
-
-// `listen(handler)`: receives the owner's messages after the start-up one (handovers).
-// `receiveNow()` (Node): the next queued message, or undefined, without an event-loop turn.
-async function runWorker(data, postToMain, close, listen, receiveNow = null) {
-  const onMessage = (m) => {
-    const list = m?.ringpoolHandovers;
-    if (list !== undefined) for (const [id, buffers, drop] of list) handovers.arrived(id, buffers, drop);
-  };
-  const receiveOne = receiveNow && (() => {
-    const m = receiveNow();
-    if (m === undefined) return false;
-    onMessage(m);
-    return true;
-  });
-  const handovers = new WorkerHandovers((id) => postToMain({ type: 'claim', index: data.index, detail: id }), receiveOne, data.posted);
-  here = { index: data.index, taskModule: null, handovers, post: postToMain };
-  listen(onMessage);
-  // The task module first: a module that does not load costs no wasm thread state.
-  let exportNames = [];
-  if (data.taskModule) {
-    let taskModule;
-    try {
-      taskModule = await import(/* @vite-ignore */ data.taskModule);
-    } catch (err) {
-      postToMain({ type: 'failed', index: data.index,
-        detail: `the task module ${data.taskModule} did not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}` });
-      close();
-      return;
-    }
-    exportNames = Object.keys(taskModule).filter((k) => typeof taskModule[k] === 'function');
-    here.taskModule = taskModule;
-  }
-  let wasm;
-  try {
-    // The entry script's own copy of the glue when it has one (a bundled worker chunk).
-    const glue = globalThis.__ringpoolGlue ?? await import(/* @vite-ignore */ data.glueUrl);
-    wasm = glue.initSync({ module: data.module, memory: data.memory });
-    // Raw exports (numbers only), before this thread makes any externref.
-    wasm.ringpool_worker_start(wasm.__tls_base.value, wasm.__stack_alloc.value);
-    // This thread's TLS block and stack: the owner frees them if the worker dies in a trap.
-    postToMain({ type: 'ready', index: data.index,
-      detail: { tls: wasm.__tls_base.value, stack: wasm.__stack_alloc.value, exports: exportNames } });
-    // The raw export, not the glue wrapper: the wrapper marks the whole shared module as
-    // terminated after a trap, which would stop every other thread; a crash here is ours to
-    // report and the pool replaces this worker.
-    // 1 = a task returned a promise: await it on this worker's event loop, finish the task,
-    // and go back into the loop.
-    while (wasm.ringpool_worker_entry(data.sharedPtr, data.index) === 1) {
-      const pending = glue.ringpool_worker_suspended();
-      // Node ends a worker thread whose event loop has nothing left to do, and neither a
-      // pending `Atomics.waitAsync` (the task's cancellation watch) nor a plain promise
-      // counts: a task awaiting only those would lose its thread. A timer keeps it alive.
-      const keepAlive = isNode ? setInterval(() => {}, 2 ** 30) : null;
-      let ok = true, value;
-      try { value = await pending; } catch (e) { ok = false; value = e; }
-      if (keepAlive !== null) clearInterval(keepAlive);
-      glue.ringpool_worker_resume(data.index, ok, value);
-    }
-  } catch (err) {
-    postToMain({ type: 'crashed', index: data.index, detail: String(err?.stack ?? err) });
-    close();
-    return;
-  }
-  wasm.ringpool_worker_release(wasm.__tls_base.value);
-  wasm.__wbindgen_thread_destroy();
-  postToMain({ type: 'exited', index: data.index });
-  close();
-}
-
-if (!globalThis.__ringpoolWorkerStarted) {
-  if (isNode) {
-    nodeModule('node:worker_threads').then((m) => {
-      const { isMainThread, workerData, parentPort } = m;
-      if (isMainThread || !workerData?.ringpool || globalThis.__ringpoolWorkerStarted) return;
-      globalThis.__ringpoolWorkerStarted = true;
-      // Node ends the thread once its port is closed; Deno's worker_threads port has no
-      // `close` (it printed an uncaught TypeError per worker), and its worker ends with the
-      // web worker's own `close()`.
-      const close = () => (typeof parentPort.close === 'function' ? parentPort.close() : globalThis.close?.());
-      const receive = syncReceive(m);
-      const receiveNow = receive === null ? null : () => receive(parentPort)?.message;
-      runWorker(workerData, (m) => parentPort.postMessage(m), close, (h) => parentPort.on('message', h), receiveNow);
-    });
-  } else if (typeof WorkerGlobalScope !== 'undefined' && self instanceof WorkerGlobalScope &&
-             self.name?.startsWith('ringpool:')) {
-    globalThis.__ringpoolWorkerStarted = true;
-    self.onmessage = (e) => {
-      self.onmessage = null;
-      runWorker(e.data, (m) => self.postMessage(m), () => self.close(), (h) => { self.onmessage = (m) => h(m.data); });
-    };
-  }
-}
-
-export function defaultWorkers() {
-  const n = globalThis.navigator?.hardwareConcurrency
-    ?? globalThis.process?.getBuiltinModule?.('node:os')?.availableParallelism?.();
-  return Number.isInteger(n) && n > 0 ? n : 4;
 }

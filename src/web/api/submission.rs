@@ -3,12 +3,14 @@
 //! (`signal`, `timeout`, `priority`, `transfer`). A bad one is refused with a `TypeError`/`RangeError` that
 //! names it; the pool is not touched. The admission itself is in `js.rs`.
 
-use super::abort::{abort_reason, Acquired, SignalUse};
-use super::codec::from_js_handing;
-use super::owner::Main;
-use super::jsfn::{self, JsOutcome};
-use super::rust_task::{RustBody, Task};
-use super::{codec_error_to_js, js_error, pool_view_offset, ErrorKind};
+use crate::web::api::abort::{abort_reason, Acquired, SignalUse};
+use crate::web::codec::from_js_handing;
+use crate::web::owner::Main;
+use crate::web::outcome::JsOutcome;
+use crate::web::worker::jsfn;
+use crate::web::api::task::{RustBody, Task};
+use crate::web::errors::{codec_error_to_js, js_error, ErrorKind};
+use crate::web::memory_views::pool_view_offset;
 use crate::batch::Batch;
 use crate::sync::Arc;
 use crate::value::{Budget, Value};
@@ -71,7 +73,7 @@ impl Args {
 /// A call's `options.signal`.
 #[derive(Clone)]
 pub(super) enum Signal {
-    /// Listened to through the signal's link, whose token all its tasks share (src/web/abort.rs).
+    /// Listened to through the signal's link, whose token all its tasks share (src/web/api/abort.rs).
     Linked(SignalUse),
     /// It had aborted before the call.
     Aborted(JsValue),
@@ -102,6 +104,12 @@ impl Signal {
             Signal::Aborted(s) => abort_reason(s),
         }
     }
+}
+
+#[wasm_bindgen(module = "/src/web/api/pool.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = functionSource, catch)]
+    fn function_source_js(f: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 #[wasm_bindgen(module = "/src/web/transfer.js")]
@@ -172,8 +180,8 @@ impl Transfer {
     }
 
     /// What the codec needs to hand this list's buffers over.
-    fn handover(&self) -> super::codec::Handover<'_> {
-        super::codec::Handover { items: &self.items, id: self.id, used: &self.used }
+    fn handover(&self) -> crate::web::codec::Handover<'_> {
+        crate::web::codec::Handover { items: &self.items, id: self.id, used: &self.used }
     }
 
     /// Detaches the caller's buffers (once): the task is admitted or waits for space, and its
@@ -211,7 +219,7 @@ fn next_handover_id() -> u32 {
 /// among its items).
 pub(super) struct CallOptions {
     pub(super) signal: Option<Signal>,
-    /// Absolute deadline in [`clock`](super::clock::clock) ms (monotonic).
+    /// Absolute deadline in [`clock`](crate::web::clock::clock) ms (monotonic).
     pub(super) deadline: Option<f64>,
     pub(super) priority: Priority,
     pub(super) transfer: Option<Transfer>,
@@ -222,7 +230,7 @@ pub(super) struct Prepared {
     pub(super) body: Body,
     /// Held until the task settles: it keeps the signal's listener.
     pub(super) signal: Option<Signal>,
-    /// Absolute deadline in [`clock`](super::clock::clock) ms (monotonic).
+    /// Absolute deadline in [`clock`](crate::web::clock::clock) ms (monotonic).
     pub(super) deadline: Option<f64>,
     /// The `submitAll` call it belongs to.
     pub(super) batch: Option<Arc<Batch>>,
@@ -322,7 +330,7 @@ pub(super) fn source_of(f: &JsValue) -> Result<Source, JsValue> {
     if let Some(src) = RECENT_SOURCES.with(|r| r.borrow().iter().find(|(g, _)| g == f).map(|(_, s)| s.clone())) {
         return Ok(src);
     }
-    let Some(text) = jsfn::function_source(f).map_err(|e| codec_error_to_js(&e))? else {
+    let Some(text) = function_source(f).map_err(|e| codec_error_to_js(&e))? else {
         return Err(js_error(ErrorKind::Type, "task must be a self-contained function; native and bound functions cannot be sent to a worker"));
     };
     if text.trim_start().starts_with("class") {
@@ -345,7 +353,7 @@ pub(super) fn read_args(args: &JsValue, transfer: Option<&Transfer>) -> Result<A
     if args.is_undefined() {
         return Ok(Args { values: ArgValues::Few(0, [Value::Undefined, Value::Undefined]), handover: jsfn::Handover::NONE });
     }
-    let arr = match super::codec::array_copy(args) {
+    let arr = match crate::web::codec::array_copy(args) {
         Ok(Some(arr)) => arr,
         Ok(None) => return Err(js_error(ErrorKind::Type, &format!("args must be an array, got {}", type_name(args)))),
         Err(e) => return Err(js_error(ErrorKind::Type, &e.to_string())),
@@ -461,9 +469,21 @@ pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
             }
         }
     };
-    let deadline = timeout_ms.map(|ms| super::clock::clock() + ms);
+    let deadline = timeout_ms.map(|ms| crate::web::clock::clock() + ms);
     Ok(CallOptions { signal, deadline, priority, transfer })
 }
+
+/// The source of a sendable function: `Ok(None)` for native, bound and proxied functions,
+/// `Err` if it is over the payload limit or does not fit in memory.
+fn function_source(f: &JsValue) -> Result<Option<String>, crate::value::CodecError> {
+    match function_source_js(f) {
+        Ok(text) if text.is_string() => {
+            crate::web::codec::string_within(&text, crate::value::MAX_PAYLOAD_BYTES, &|| "task".into()).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
 
 /// A task that can run more than once (`broadcast`, `map`): a function or an export name.
 pub(super) fn check_repeatable_task(task: &JsValue) -> Result<(), JsValue> {
@@ -488,7 +508,7 @@ pub(super) fn prepare(main: &std::rc::Rc<Main>, task_module: bool, task: JsValue
         Body::Source(source, read_args(&args, transfer.as_ref())?)
     } else if task.is_string() {
         // Export names are short; a longer string cannot name one (and is not copied whole).
-        let name = super::codec::string_within(&task, 1024, &|| "task".into()).map_err(|e| match e {
+        let name = crate::web::codec::string_within(&task, 1024, &|| "task".into()).map_err(|e| match e {
             crate::value::CodecError::TooLarge { .. } => js_error(ErrorKind::Type, "task is a string too long to name an export of the task module"),
             e => codec_error_to_js(&e),
         })?;

@@ -1,5 +1,6 @@
-// Plain objects the JS `Pool` hands out, made in one call each from numbers Rust passes (not
-// property by property with keys decoded out of shared memory).
+// The JS half of the `Pool` API (pool.rs): the plain objects it hands out, made in one call each
+// from numbers Rust passes (not property by property with keys decoded out of shared memory),
+// and the source of a submitted function.
 
 export function makeTypedView(ctor, buffer, offset, length) {
   return new ctor(buffer, offset, length);
@@ -12,4 +13,11 @@ export function statsObject(workers, queueCapacity, queued, running, accepted, r
     workers, queueCapacity, queued, running, accepted, rejected, completed, failed, panicked, crashed, cancelled, timedOut,
     runTime: summary(0), waitTime: summary(6),
   };
+}
+
+// The source of a submitted task function, or null for a native (bound, proxied) one.
+export function functionSource(f) {
+  const src = Function.prototype.toString.call(f);
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(src)) return null;
+  return src;
 }
