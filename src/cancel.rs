@@ -13,8 +13,8 @@ pub(crate) trait Hook: Send {
 /// Cancels the tasks it was submitted with. Cloning shares the token.
 ///
 /// Cancelling settles every not-yet-settled task of the token with
-/// [`TaskError::Cancelled`](crate::TaskError::Cancelled) at once. A queued body never runs; a
-/// running body keeps running and can observe it with [`is_cancelled`](crate::is_cancelled).
+/// [`TaskError::Cancelled`](crate::error::TaskError::Cancelled) at once. A queued body never runs; a
+/// running body keeps running and can observe it with [`is_cancelled`](crate::task::is_cancelled).
 ///
 /// A token may live as long as the program and serve any number of tasks: it keeps a hook only
 /// for tasks that have not settled (stale ones are dropped as new ones arrive).

@@ -3,12 +3,17 @@
 use crate::memory::OutOfMemory;
 use std::fmt;
 
+/// Most workers a pool may have ([`BuildError::Workers`] above it).
+pub const MAX_WORKERS: usize = 256;
+/// Largest queue a pool may have ([`BuildError::QueueCapacity`] above it).
+pub const MAX_QUEUE_CAPACITY: usize = 1 << 20;
+
 /// Why [`WorkerPool::new`](crate::WorkerPool::new) refused to build a pool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BuildError {
-    /// `workers` was 0 or above [`MAX_WORKERS`](crate::MAX_WORKERS).
+    /// `workers` was 0 or above [`MAX_WORKERS`].
     Workers(usize),
-    /// `queue_capacity` was 0 or above [`MAX_QUEUE_CAPACITY`](crate::MAX_QUEUE_CAPACITY).
+    /// `queue_capacity` was 0 or above [`MAX_QUEUE_CAPACITY`].
     QueueCapacity(usize),
     /// The platform could not start a worker (message from the platform).
     Spawn(String),
@@ -23,12 +28,12 @@ impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BuildError::Workers(n) => {
-                write!(f, "workers must be an integer in 1..={}, got {n}", crate::MAX_WORKERS)
+                write!(f, "workers must be an integer in 1..={}, got {n}", MAX_WORKERS)
             }
             BuildError::QueueCapacity(n) => write!(
                 f,
                 "queueCapacity must be an integer in 1..={}, got {n}",
-                crate::MAX_QUEUE_CAPACITY
+                MAX_QUEUE_CAPACITY
             ),
             BuildError::Spawn(msg) => write!(f, "could not start a worker: {msg}"),
             BuildError::OutOfMemory(oom) => write!(f, "no room for the workers' stacks: {oom}"),

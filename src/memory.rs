@@ -11,7 +11,7 @@
 //!   that allocates too much, or a small fixed-size one once the heap is full to the byte)
 //!   calls the alloc-error hook installed when a pool is built. It frees a small reserve,
 //!   so that unwinding and error reporting have room, and panics with an [`OutOfMemory`]
-//!   payload. A task body's panic becomes [`TaskError::OutOfMemory`](crate::TaskError), an
+//!   payload. A task body's panic becomes [`TaskError::OutOfMemory`](crate::error::TaskError), an
 //!   admission's becomes a rejected submission (`panic::catch_oom`); without the hook
 //!   std would abort, which on wasm is a trap that ends the module.
 //!

@@ -9,6 +9,7 @@ use crate::cancel::CancelToken;
 use crate::dispatch::{Dispatch, Priority, MAILBOX_CAPACITY};
 use crate::histogram::PoolTimes;
 use crate::stats::{Counters, Stats};
+pub use crate::error::{MAX_QUEUE_CAPACITY, MAX_WORKERS};
 use crate::error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
 use crate::ring::PushError;
 use crate::sync::{Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
@@ -19,10 +20,6 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-/// Most workers a pool may have.
-pub const MAX_WORKERS: usize = 256;
-/// Largest queue a pool may have.
-pub const MAX_QUEUE_CAPACITY: usize = 1 << 20;
 
 /// Options for one submission.
 #[derive(Debug, Clone, Default)]
@@ -229,7 +226,7 @@ impl<B: Backend> WorkerPool<B> {
 
     /// Makes the queue's lane for `priority` (and the mailboxes, for a broadcast) on first use.
     /// On wasm a full memory refuses this as it refuses a task, instead of trapping.
-    pub(crate) fn prepare_queue(&self, priority: Priority, broadcast: bool) -> Result<(), crate::OutOfMemory> {
+    pub(crate) fn prepare_queue(&self, priority: Priority, broadcast: bool) -> Result<(), crate::memory::OutOfMemory> {
         if priority == Priority::Normal && !broadcast {
             return Ok(());
         }
@@ -244,7 +241,7 @@ impl<B: Backend> WorkerPool<B> {
     }
 
     /// Makes the per-worker routes on first use, where running out of memory is handled.
-    fn prepare_routes(&self, route: bool) -> Result<(), crate::OutOfMemory> {
+    fn prepare_routes(&self, route: bool) -> Result<(), crate::memory::OutOfMemory> {
         if !route {
             return Ok(());
         }

@@ -13,7 +13,8 @@
 //! | [`TaskError::WorkerCrashed`] | `WorkerCrashedError` |
 //! | [`TaskError::TimedOut`], [`ShutdownTimeout`] | `TimeoutError` |
 
-use crate::{BuildError, OutOfMemory, ShutdownTimeout, SubmitError, TaskError};
+use crate::error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
+use crate::memory::OutOfMemory;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/web/errors.js")]

@@ -67,7 +67,7 @@ pub use memory_views::{memory_bytes, pool_view_offset, wasm_memory};
 pub use owner::{Doorbell, WebConfig};
 pub(crate) use owner::Web;
 
-use crate::WorkerPool;
+use crate::pool::WorkerPool;
 use js_sys::Promise;
 use std::panic::AssertUnwindSafe;
 use wasm_bindgen::prelude::*;
@@ -85,12 +85,12 @@ pub fn queue_depth() -> Option<u64> {
 
 impl WorkerPool {
     /// Like [`WorkerPool::new`], choosing how workers signal completions (for measurements).
-    pub fn with_doorbell(workers: usize, queue_capacity: usize, doorbell: Doorbell) -> Result<Self, crate::BuildError> {
+    pub fn with_doorbell(workers: usize, queue_capacity: usize, doorbell: Doorbell) -> Result<Self, crate::error::BuildError> {
         Self::with_config(workers, queue_capacity, WebConfig { doorbell, ..WebConfig::default() })
     }
 
     /// Like [`WorkerPool::new`], with the web-specific start options.
-    pub fn with_config(workers: usize, queue_capacity: usize, config: WebConfig) -> Result<Self, crate::BuildError> {
+    pub fn with_config(workers: usize, queue_capacity: usize, config: WebConfig) -> Result<Self, crate::error::BuildError> {
         Self::build(workers, queue_capacity, config)
     }
 

@@ -11,7 +11,7 @@
 //! a [`SignalUse`]; dropping the last one removes the listener and the link. The listener is a
 //! plain JS function, so a link can be dropped while its own abort is being dispatched.
 
-use crate::CancelToken;
+use crate::cancel::CancelToken;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Weak;

@@ -9,7 +9,9 @@ use crate::web::memory_views::{memory_bytes, note_buffer, pool_view_offset};
 use crate::value::TypedKind;
 use crate::batch::Batch;
 use crate::sync::Arc;
-use crate::{Priority, SubmitError, TaskError, TaskOptions, WorkerPool};
+use crate::dispatch::Priority;
+use crate::error::{SubmitError, TaskError};
+use crate::pool::{TaskOptions, WorkerPool};
 use js_sys::{Function, Object, Promise};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
@@ -77,7 +79,7 @@ impl Refused {
 }
 
 /// The rejection for a submission the memory cannot hold.
-fn out_of_memory(oom: crate::OutOfMemory) -> JsValue {
+fn out_of_memory(oom: crate::memory::OutOfMemory) -> JsValue {
     submit_error_to_js(&SubmitError::OutOfMemory((), oom))
 }
 
@@ -484,7 +486,7 @@ impl JsPool {
             let promises = match inner.pool.offer_broadcast(bodies) {
                 Ok(handles) => handles,
                 Err(SubmitError::QueueFull(_)) => {
-                    return Err(js_error(ErrorKind::QueueFull, &format!("a worker already has {} broadcasts to run", crate::MAILBOX_CAPACITY)))
+                    return Err(js_error(ErrorKind::QueueFull, &format!("a worker already has {} broadcasts to run", crate::dispatch::MAILBOX_CAPACITY)))
                 }
                 Err(e) => return Err(submit_error_to_js(&e)),
             };

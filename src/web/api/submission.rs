@@ -6,69 +6,20 @@
 use crate::web::api::abort::{abort_reason, Acquired, SignalUse};
 use crate::web::codec::from_js_handing;
 use crate::web::owner::Main;
-use crate::web::outcome::JsOutcome;
-use crate::web::worker::jsfn;
-use crate::web::api::task::{RustBody, Task};
+use crate::web::api::task::Task;
+use crate::web::worker::jsfn::{ArgValues, Args, Body, Handover, Source};
 use crate::web::errors::{codec_error_to_js, js_error, ErrorKind};
 use crate::web::memory_views::pool_view_offset;
 use crate::batch::Batch;
 use crate::sync::Arc;
 use crate::value::{Budget, Value};
-use crate::task::Ran;
-use crate::{CancelToken, Priority};
+use crate::cancel::CancelToken;
+use crate::dispatch::Priority;
 use js_sys::Reflect;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use wasm_bindgen::convert::TryFromJsValue;
 use wasm_bindgen::prelude::*;
-
-/// What a submission from JS runs. Held inline in its task (no second allocation), and with
-/// up to two arguments inline too: a no-op task then frees nothing on the worker, whose
-/// frees would contend with the owner's allocations for the one heap lock.
-pub(super) enum Body {
-    /// A JS function, by source.
-    Source(Source, Args),
-    /// An export of the pool's task module.
-    Named(String, Args),
-    /// A `Task` made by Rust.
-    Rust(RustBody),
-}
-
-impl crate::task::Body<JsOutcome, JsOutcome> for Body {
-    fn run(self) -> Ran<JsOutcome> {
-        match self {
-            Body::Source(source, args) => jsfn::run(source.id, &source.text, args.as_slice(), args.handover),
-            Body::Named(name, args) => jsfn::run_named(&name, args.as_slice(), args.handover),
-            Body::Rust(f) => Ran::Returned(f()),
-        }
-    }
-
-    /// A JS function's promise settled: its outcome is the task's result.
-    fn resumed(value: JsOutcome) -> Option<JsOutcome> {
-        Some(value)
-    }
-}
-
-/// A task's arguments (two or fewer need no allocation), and the handover their
-/// `Value::Transferred` refer to.
-pub(super) struct Args {
-    values: ArgValues,
-    handover: jsfn::Handover,
-}
-
-enum ArgValues {
-    Few(usize, [Value; 2]),
-    Many(Vec<Value>),
-}
-
-impl Args {
-    pub(super) fn as_slice(&self) -> &[Value] {
-        match &self.values {
-            ArgValues::Few(n, values) => &values[..*n],
-            ArgValues::Many(values) => values,
-        }
-    }
-}
 
 /// A call's `options.signal`.
 #[derive(Clone)]
@@ -314,15 +265,6 @@ std::thread_local! {
 }
 pub(super) const RECENT_SOURCES_LIMIT: usize = 8;
 
-/// A task function's source and an id no other source ever gets, under which workers cache
-/// the compiled function (a number to look up, not a string to hash).
-#[derive(Clone)]
-pub(super) struct Source {
-    pub(super) id: f64,
-    /// A `String` behind the `Arc`, not an `Arc<str>`: that would copy the text again, and
-    /// infallibly (`src/memory.rs`).
-    pub(super) text: std::sync::Arc<String>,
-}
 
 /// The source of a task function, checked to be sendable.
 pub(super) fn source_of(f: &JsValue) -> Result<Source, JsValue> {
@@ -351,7 +293,7 @@ pub(super) fn source_of(f: &JsValue) -> Result<Source, JsValue> {
 /// Reads the arguments of a JS task (function or named export) into values that cross.
 pub(super) fn read_args(args: &JsValue, transfer: Option<&Transfer>) -> Result<Args, JsValue> {
     if args.is_undefined() {
-        return Ok(Args { values: ArgValues::Few(0, [Value::Undefined, Value::Undefined]), handover: jsfn::Handover::NONE });
+        return Ok(Args::new(ArgValues::Few(0, [Value::Undefined, Value::Undefined]), Handover::NONE));
     }
     let arr = match crate::web::codec::array_copy(args) {
         Ok(Some(arr)) => arr,
@@ -381,8 +323,8 @@ pub(super) fn read_args(args: &JsValue, transfer: Option<&Transfer>) -> Result<A
     }
     let values = if n <= 2 { ArgValues::Few(n, few) } else { ArgValues::Many(many) };
     // An argument refers to the list's buffers: the worker gets them under its id.
-    let handover = transfer.filter(|t| t.used.get()).map_or(jsfn::Handover::NONE, |t| jsfn::Handover { id: t.id, routed: t.id & ROUTED != 0 });
-    Ok(Args { values, handover })
+    let handover = transfer.filter(|t| t.used.get()).map_or(Handover::NONE, |t| Handover { id: t.id, routed: t.id & ROUTED != 0 });
+    Ok(Args::new(values, handover))
 }
 
 /// `e` with `prefix: ` before its message (which item of a `submitAll` was refused).

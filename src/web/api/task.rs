@@ -2,17 +2,16 @@
 //! functions return one), and the package's `diagnostics.*` tasks built with it.
 
 use crate::web::outcome::{self, JsOutcome};
+use crate::web::worker::jsfn::RustBody;
 use crate::value::Value;
 use wasm_bindgen::prelude::*;
 
-/// What a Rust-made task runs on a worker.
-pub(super) type RustBody = Box<dyn FnOnce() -> JsOutcome + Send>;
 
 /// A task made by Rust (`diagnostics.*`, `image.*`, or your own crate) for `pool.trySubmit`.
 /// Submitting it consumes it.
 #[wasm_bindgen]
 pub struct Task {
-    pub(super) body: RustBody,
+    pub(crate) body: RustBody,
 }
 
 impl Task {
@@ -81,7 +80,7 @@ pub fn diagnostics_trap() -> Task {
 pub fn diagnostics_spin(ms: f64) -> Task {
     Task::serde(move || {
         let start = js_sys::Date::now();
-        while js_sys::Date::now() - start < ms && !crate::is_cancelled() {
+        while js_sys::Date::now() - start < ms && !crate::task::is_cancelled() {
             std::hint::spin_loop();
         }
         js_sys::Date::now() - start
@@ -110,8 +109,8 @@ pub fn diagnostics_noop() -> Task {
 #[wasm_bindgen(js_name = diagnosticsWorker)]
 pub fn diagnostics_worker() -> Task {
     Task::serde(|| {
-        let index = crate::worker_index().unwrap_or(usize::MAX);
-        let id = crate::worker_id().unwrap_or(0);
+        let index = crate::worker_loop::worker_index().unwrap_or(usize::MAX);
+        let id = crate::worker_loop::worker_id().unwrap_or(0);
         format!("{index}:{id}")
     })
 }

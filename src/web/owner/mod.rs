@@ -339,7 +339,7 @@ fn memory_is_shared() -> bool {
 /// Whether the memory has room for `n` worker stacks now: they are claimed and given back at
 /// once, so that a full memory refuses a pool (or delays a replacement) instead of trapping
 /// in the new worker. With `worker-alloc` the given-back blocks wait whole for the workers.
-fn stacks_fit(n: usize) -> Result<(), crate::OutOfMemory> {
+fn stacks_fit(n: usize) -> Result<(), crate::memory::OutOfMemory> {
     let layout = std::alloc::Layout::from_size_align(THREAD_STACK, 16).expect("stack layout");
     let mut held = Vec::new();
     crate::memory::try_reserve(&mut held, n)?;
@@ -450,11 +450,11 @@ impl Main {
         clear_terminated_flag();
         let task = self.shared.slots[index].try_take();
         if let Some(task) = &task {
-            self.shared.settle_err(task, crate::TaskError::WorkerCrashed);
+            self.shared.settle_err(task, crate::error::TaskError::WorkerCrashed);
         }
         // Tasks routed to it: their handed-over buffers went with it (src/README.md, "Handovers").
         while let Some(routed) = self.shared.dispatch.pop_route(index) {
-            self.shared.settle_err(&routed, crate::TaskError::WorkerCrashed);
+            self.shared.settle_err(&routed, crate::error::TaskError::WorkerCrashed);
         }
         if dead {
             self.free_dead_thread(index, task.as_ref());

@@ -38,6 +38,73 @@ std::thread_local! {
     static SUSPENDED: RefCell<Option<JsValue>> = const { RefCell::new(None) };
 }
 
+/// What a submission from JS runs: made by the API (`api/submission.rs`), run here on a
+/// worker. Held inline in its task (no second allocation), and with up to two arguments inline
+/// too: a no-op task then frees nothing on the worker, whose frees would contend with the
+/// owner's allocations for the one heap lock.
+pub(crate) enum Body {
+    /// A JS function, by source.
+    Source(Source, Args),
+    /// An export of the pool's task module.
+    Named(String, Args),
+    /// A `Task` made by Rust.
+    Rust(RustBody),
+}
+
+/// What a Rust-made task runs on a worker.
+pub(crate) type RustBody = Box<dyn FnOnce() -> JsOutcome + Send>;
+
+impl crate::task::Body<JsOutcome, JsOutcome> for Body {
+    fn run(self) -> Ran<JsOutcome> {
+        match self {
+            Body::Source(source, args) => run(source.id, &source.text, args.as_slice(), args.handover),
+            Body::Named(name, args) => run_named(&name, args.as_slice(), args.handover),
+            Body::Rust(f) => Ran::Returned(f()),
+        }
+    }
+
+    /// A JS function's promise settled: its outcome is the task's result.
+    fn resumed(value: JsOutcome) -> Option<JsOutcome> {
+        Some(value)
+    }
+}
+
+/// A task function's source, checked to be sendable (`api/submission.rs`, `source_of`), and an
+/// id no other source ever gets, under which workers cache the compiled function (a number to
+/// look up, not a string to hash).
+#[derive(Clone)]
+pub(crate) struct Source {
+    pub(crate) id: f64,
+    /// A `String` behind the `Arc`, not an `Arc<str>`: that would copy the text again, and
+    /// infallibly (`src/memory.rs`).
+    pub(crate) text: std::sync::Arc<String>,
+}
+
+/// A task's arguments (two or fewer need no allocation), and the handover their
+/// `Value::Transferred` refer to.
+pub(crate) struct Args {
+    values: ArgValues,
+    handover: Handover,
+}
+
+pub(crate) enum ArgValues {
+    Few(usize, [Value; 2]),
+    Many(Vec<Value>),
+}
+
+impl Args {
+    pub(crate) fn new(values: ArgValues, handover: Handover) -> Self {
+        Args { values, handover }
+    }
+
+    pub(crate) fn as_slice(&self) -> &[Value] {
+        match &self.values {
+            ArgValues::Few(n, values) => &values[..*n],
+            ArgValues::Many(values) => values,
+        }
+    }
+}
+
 /// The buffers a task's arguments hand over (`options.transfer`): the handover id they come
 /// under (0: none), and whether they are posted to the task's worker (routed) or claimed by it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +118,7 @@ impl Handover {
 }
 
 /// The body of a JS-function task, run on a worker.
-pub(crate) fn run(id: f64, source: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome> {
+fn run(id: f64, source: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome> {
     match call(id, None, args, handover) {
         Some(ran) => ran,
         None => match compile_cached(id, source) {
@@ -78,7 +145,7 @@ pub(crate) fn run(id: f64, source: &str, args: &[Value], handover: Handover) -> 
 }
 
 /// The body of a task given by name: that export of the task module, run on a worker.
-pub(crate) fn run_named(name: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome> {
+fn run_named(name: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome> {
     call(0.0, Some(name), args, handover)
         .unwrap_or_else(|| Ran::Failed(thrown_type_error(format!("the task module has no function export named {name:?} in this worker"))))
 }
