@@ -22,7 +22,7 @@ use std::task::Waker;
 use std::time::Duration;
 
 /// A task as the pool and the back end hold it, whatever its closure and result types.
-pub(crate) type TaskRef<B> = Arc<dyn Runnable<<B as Backend>::Resumed>>;
+pub(crate) type TaskRef<B> = Arc<dyn Runnable<<B as Backend>::Resumed, <B as Backend>::Pending>>;
 
 /// What a platform provides to the core pool. Owner-side items take `&self` (the back end's
 /// handle, kept by the pool); items that any thread may call, workers included, are associated
@@ -37,6 +37,9 @@ pub(crate) trait Backend: Sized + Clone + 'static {
     /// What a suspended body's promise settled with: the value a worker hands to
     /// [`Runnable::finish_suspended`] (only JS bodies suspend; natively uninhabited).
     type Resumed: Send + 'static;
+    /// What a suspended body waits for, handed from the body up to the worker's entry (a JS
+    /// promise; natively uninhabited).
+    type Pending: 'static;
     /// A point on the back end's monotonic clock.
     type Deadline: Copy;
     /// A pending [`at`](Self::at); dropping it may cancel the action.

@@ -50,7 +50,7 @@ impl<P: Backend> WorkerPool<P> {
     /// Admits `bodies[i]` for worker `i`, for every worker, or none (the bodies come back).
     pub(crate) fn offer_broadcast<B, T>(&self, bodies: Vec<B>) -> Result<Vec<TaskHandle<T>>, SubmitError<Vec<B>>>
     where
-        B: crate::task::Body<T, P::Resumed>,
+        B: crate::task::Body<T, P::Resumed, P::Pending>,
         T: Send + 'static,
     {
         let c = &self.shared.counters;
@@ -88,8 +88,8 @@ impl<P: Backend> WorkerPool<P> {
 /// One worker's copy of a broadcast closure.
 struct BroadcastCopy<F>(std::sync::Arc<F>);
 
-impl<F: Fn() -> T + Send + Sync + 'static, T, R> crate::task::Body<T, R> for BroadcastCopy<F> {
-    fn run(self) -> Ran<T> {
+impl<F: Fn() -> T + Send + Sync + 'static, T, R, P> crate::task::Body<T, R, P> for BroadcastCopy<F> {
+    fn run(self) -> Ran<T, P> {
         Ran::Returned((self.0)())
     }
 }

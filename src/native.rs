@@ -21,6 +21,7 @@ impl Backend for Native {
     type Delivery = ();
     /// Only JS bodies suspend, and they do not exist natively.
     type Resumed = std::convert::Infallible;
+    type Pending = std::convert::Infallible;
     type Deadline = Instant;
     /// Natively the timer thread owns a pending action; dropping this does not cancel it.
     type Timer = ();

@@ -37,7 +37,7 @@ pub struct TaskOptions {
 /// Weak, so that neither keeps a settled task (or the pool) alive, and stale once it settled.
 struct SettleHook<B: Backend> {
     shared: std::sync::Weak<Shared<B>>,
-    task: std::sync::Weak<dyn crate::task::Runnable<B::Resumed>>,
+    task: std::sync::Weak<dyn crate::task::Runnable<B::Resumed, B::Pending>>,
     err: TaskError,
 }
 
@@ -180,7 +180,7 @@ impl<B: Backend> WorkerPool<B> {
         route: Option<usize>,
     ) -> Result<(TaskHandle<T>, TaskRef<B>), SubmitError<F>>
     where
-        F: crate::task::Body<T, B::Resumed>,
+        F: crate::task::Body<T, B::Resumed, B::Pending>,
         T: Send + 'static,
     {
         let c = &self.shared.counters;

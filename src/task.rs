@@ -124,30 +124,31 @@ impl Header {
     }
 }
 
-/// What the pool needs from any task, whatever its closure and result types. `R` is what a
-/// suspended body resumes with ([`Backend::Resumed`](crate::backend::Backend::Resumed)).
-pub(crate) trait Runnable<R>: Send + Sync {
+/// What the pool needs from any task, whatever its closure and result types. A body may
+/// suspend on a `P` and resume with an `R` ([`Backend::Pending`](crate::backend::Backend::Pending)
+/// and [`Backend::Resumed`](crate::backend::Backend::Resumed)).
+pub(crate) trait Runnable<R, P>: Send + Sync {
     fn header(&self) -> &Header;
-    /// Runs the body if the task is still queued. Returns `Some((phase, outcome))` when this call
-    /// settled the task, `None` when it had been settled before (then the body did not run,
-    /// or its result was dropped).
-    fn run(&self, on_start: &mut dyn FnMut()) -> Option<Outcome>;
+    /// Runs the body if the task is still queued. Returns how it ended when this call settled
+    /// the task or it suspended, `None` when it had been settled before (then the body did not
+    /// run, or its result was dropped).
+    fn run(&self, on_start: &mut dyn FnMut()) -> Option<Outcome<P>>;
     /// Settles the task with `err` unless it is settled already.
     fn settle_err(&self, err: TaskError) -> Option<Phase>;
     /// Finishes a task whose body suspended, with what its promise settled with.
-    fn finish_suspended(&self, result: R, failed: bool) -> Option<Outcome>;
+    fn finish_suspended(&self, result: R, failed: bool) -> Option<Outcome<P>>;
 }
 
 /// How a task that a worker ran ended, for the pool's counters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
+#[derive(Debug)]
+pub(crate) enum Outcome<P> {
     Returned,
     /// The body returned, but reported a failure (a JS task that threw).
     Failed,
     Panicked,
-    /// The body is waiting for a JS promise; the worker must return to its event loop and
-    /// finish the task later with [`Runnable::finish_suspended`].
-    Suspended,
+    /// The body waits for `P` (a JS promise): the worker returns to its event loop with it and
+    /// finishes the task later with [`Runnable::finish_suspended`].
+    Suspended(P),
 }
 
 /// A task whose result type is `T`: what a [`TaskHandle`] polls.
@@ -160,10 +161,10 @@ pub(crate) trait Output<T>: Send + Sync {
 
 /// What a task runs: any `FnOnce() -> T + Send` closure, or a named type, so that a refused
 /// submission hands back data its submitter can keep (the JS layer's bodies, which then also
-/// live inline in the task instead of in a second allocation). `R` is what a suspended body
-/// resumes with.
-pub(crate) trait Body<T, R>: Send + 'static {
-    fn run(self) -> Ran<T>;
+/// live inline in the task instead of in a second allocation). A body may suspend on a `P` and
+/// resume with an `R`.
+pub(crate) trait Body<T, R, P>: Send + 'static {
+    fn run(self) -> Ran<T, P>;
 
     /// The result of a body of this type that suspended ([`Ran::Suspended`]), from what its
     /// promise settled with; `None` for bodies that never suspend.
@@ -175,21 +176,21 @@ pub(crate) trait Body<T, R>: Send + 'static {
 
 /// How a body ended, when it did not panic.
 #[derive(Debug)]
-pub(crate) enum Ran<T> {
+pub(crate) enum Ran<T, P> {
     /// It returned a result.
     Returned(T),
     /// It returned a value that stands for a failure (a JS task that threw): the handle gets
     /// the value, and `stats()` counts the task as failed.
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     Failed(T),
-    /// It waits for a JS promise: the worker returns to its event loop and finishes the task
-    /// later with [`Runnable::finish_suspended`].
+    /// It waits for `P` (a JS promise): the worker returns to its event loop with it and
+    /// finishes the task later with [`Runnable::finish_suspended`].
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    Suspended,
+    Suspended(P),
 }
 
-impl<T, R, F: FnOnce() -> T + Send + 'static> Body<T, R> for F {
-    fn run(self) -> Ran<T> {
+impl<T, R, P, F: FnOnce() -> T + Send + 'static> Body<T, R, P> for F {
+    fn run(self) -> Ran<T, P> {
         Ran::Returned(self())
     }
 }
@@ -253,16 +254,16 @@ where
     }
 }
 
-impl<F, T, R> Runnable<R> for Task<F, T>
+impl<F, T, R, P> Runnable<R, P> for Task<F, T>
 where
-    F: Body<T, R>,
+    F: Body<T, R, P>,
     T: Send + 'static,
 {
     fn header(&self) -> &Header {
         &self.header
     }
 
-    fn run(&self, on_start: &mut dyn FnMut()) -> Option<Outcome> {
+    fn run(&self, on_start: &mut dyn FnMut()) -> Option<Outcome<P>> {
         if self.header.state.compare_exchange(QUEUED, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_err() {
             return None;
         }
@@ -276,7 +277,7 @@ where
             r
         });
         let (result, outcome) = match result {
-            Ok(Ran::Suspended) => return Some(Outcome::Suspended),
+            Ok(Ran::Suspended(pending)) => return Some(Outcome::Suspended(pending)),
             Ok(Ran::Failed(v)) => (Ok(v), Outcome::Failed),
             Ok(Ran::Returned(v)) => (Ok(v), Outcome::Returned),
             Err(e @ TaskError::OutOfMemory(_)) => (Err(e), Outcome::Failed),
@@ -303,7 +304,7 @@ where
         Some(phase)
     }
 
-    fn finish_suspended(&self, result: R, failed: bool) -> Option<Outcome> {
+    fn finish_suspended(&self, result: R, failed: bool) -> Option<Outcome<P>> {
         let value = F::resumed(result)?;
         self.header.begin_settle()?;
         self.write(Ok(value));

@@ -10,9 +10,9 @@ use crate::task::{Outcome, Phase};
 
 impl<B: Backend> Shared<B> {
     /// The worker loop: run tasks until the ring is closed and drained (`None`), or until a
-    /// body suspends on a JS promise (`Some(task)`: finish it with [`Shared::resume`], then
-    /// call `work` again).
-    pub(crate) fn work(&self, index: usize) -> Option<TaskRef<B>> {
+    /// body suspends on a JS promise (`Some((task, promise))`: once the promise settles, finish
+    /// the task with [`Shared::resume`], then call `work` again).
+    pub(crate) fn work(&self, index: usize) -> Option<(TaskRef<B>, B::Pending)> {
         let slot = &self.slots[index];
         let c = &self.counters;
         LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
@@ -35,10 +35,13 @@ impl<B: Backend> Shared<B> {
                 self.times.record_wait(index, now.saturating_sub(task.header().admitted_us));
                 c.body_started();
             });
-            if outcome == Some(Outcome::Suspended) {
-                LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
-                return Some(task);
-            }
+            let outcome = match outcome {
+                Some(Outcome::Suspended(pending)) => {
+                    LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
+                    return Some((task, pending));
+                }
+                settled => settled,
+            };
             // A long poll only while the owner keeps up: results it has not taken yet say
             // it is busy, and the poll would take a core from it ("Polling workers").
             hold = Some(self.dispatch.hold_poll(!B::results_waiting(self)));
@@ -61,7 +64,7 @@ impl<B: Backend> Shared<B> {
 
     /// Settles a task `work` took. Its run is recorded before the result is out, so `stats()`
     /// read after the result counts it.
-    fn after_run(&self, index: usize, task: TaskRef<B>, ran: bool, outcome: Option<Outcome>) {
+    fn after_run(&self, index: usize, task: TaskRef<B>, ran: bool, outcome: Option<Outcome<B::Pending>>) {
         let slot = &self.slots[index];
         slot.clear();
         let run_us = ran.then(|| {
@@ -74,7 +77,7 @@ impl<B: Backend> Shared<B> {
             Some(Outcome::Returned) => Settled::Completed,
             Some(Outcome::Failed) => Settled::Failed,
             Some(Outcome::Panicked) => Settled::Panicked,
-            Some(Outcome::Suspended) | None => return,
+            Some(Outcome::Suspended(_)) | None => return,
         };
         self.settled(task, Phase::Running, kind, run_us);
     }

@@ -83,6 +83,8 @@ impl Backend for Web {
     type Config = WebConfig;
     type Delivery = Delivery<TaskRef>;
     type Resumed = JsOutcome;
+    /// The promise a JS task's body returned.
+    type Pending = JsValue;
     /// Milliseconds on [`clock`]: monotonic, as the JS API's deadlines are (`Date.now()` jumps
     /// with the wall clock).
     type Deadline = f64;

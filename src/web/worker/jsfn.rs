@@ -12,7 +12,6 @@ use crate::value::Value;
 use crate::web::codec::to_js;
 use crate::web::outcome::{outcome_of, thrown, JsOutcome, NOT_CAPTURED};
 use js_sys::Array;
-use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/web/worker/jsfn.js")]
@@ -33,10 +32,6 @@ extern "C" {
     fn set_task_memory(memory: &JsValue);
 }
 
-std::thread_local! {
-    /// The promise a suspended task waits for, until `worker.js` takes it.
-    static SUSPENDED: RefCell<Option<JsValue>> = const { RefCell::new(None) };
-}
 
 /// What a submission from JS runs: made by the API (`api/submission.rs`), run here on a
 /// worker. Held inline in its task (no second allocation), and with up to two arguments inline
@@ -54,8 +49,8 @@ pub(crate) enum Body {
 /// What a Rust-made task runs on a worker.
 pub(crate) type RustBody = Box<dyn FnOnce() -> JsOutcome + Send>;
 
-impl crate::task::Body<JsOutcome, JsOutcome> for Body {
-    fn run(self) -> Ran<JsOutcome> {
+impl crate::task::Body<JsOutcome, JsOutcome, JsValue> for Body {
+    fn run(self) -> Ran<JsOutcome, JsValue> {
         match self {
             Body::Source(source, args) => run(source.id, &source.text, args.as_slice(), args.handover),
             Body::Named(name, args) => run_named(&name, args.as_slice(), args.handover),
@@ -118,7 +113,7 @@ impl Handover {
 }
 
 /// The body of a JS-function task, run on a worker.
-fn run(id: f64, source: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome> {
+fn run(id: f64, source: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome, JsValue> {
     match call(id, None, args, handover) {
         Some(ran) => ran,
         None => match compile_cached(id, source) {
@@ -145,7 +140,7 @@ fn run(id: f64, source: &str, args: &[Value], handover: Handover) -> Ran<JsOutco
 }
 
 /// The body of a task given by name: that export of the task module, run on a worker.
-fn run_named(name: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome> {
+fn run_named(name: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome, JsValue> {
     call(0.0, Some(name), args, handover)
         .unwrap_or_else(|| Ran::Failed(thrown_type_error(format!("the task module has no function export named {name:?} in this worker"))))
 }
@@ -170,7 +165,7 @@ enum RunTask {
 
 /// Calls the task function (compiled source `id`, or export `name`) with `this` = its context;
 /// a thenable result suspends the worker. `None`: no such function in this worker (yet).
-fn call(id: f64, name: Option<&str>, args: &[Value], handover: Handover) -> Option<Ran<JsOutcome>> {
+fn call(id: f64, name: Option<&str>, args: &[Value], handover: Handover) -> Option<Ran<JsOutcome, JsValue>> {
     let addr = crate::task::current_state_addr() as u32;
     let (a0, a1, rest) = match args {
         [] => (JsValue::UNDEFINED, JsValue::UNDEFINED, JsValue::UNDEFINED),
@@ -197,18 +192,8 @@ fn call(id: f64, name: Option<&str>, args: &[Value], handover: Handover) -> Opti
     let value = || result.unchecked_ref::<JsRan>().value();
     Some(match kind {
         RunTask::Threw => Ran::Failed(thrown(&value(), true)),
-        RunTask::Thenable => {
-            SUSPENDED.with(|s| *s.borrow_mut() = Some(value()));
-            Ran::Suspended
-        }
+        RunTask::Thenable => Ran::Suspended(value()),
         RunTask::NotFound | RunTask::StaleMemory => return None,
         RunTask::__Invalid => unreachable!("jsfn.js runTask reported an outcome RunTask does not name"),
     })
-}
-
-/// The promise the suspended task waits for (called by `worker.js`).
-#[doc(hidden)]
-#[wasm_bindgen(js_name = ringpool_worker_suspended, skip_typescript)]
-pub fn take_suspended() -> JsValue {
-    SUSPENDED.with(|s| s.borrow_mut().take()).unwrap_or(JsValue::UNDEFINED)
 }

@@ -9,11 +9,15 @@ use crate::sync::Arc;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
+/// This thread's part of its pool between the calls `worker.js` makes: the pool, and the task
+/// whose body waits for the promise the entry returned, until `ringpool_worker_resume`.
+struct WorkerThread {
+    shared: Arc<Shared>,
+    suspended: Option<TaskRef>,
+}
+
 std::thread_local! {
-    /// This worker's pool, kept across re-entries after a suspended (async) task.
-    static WORKER_SHARED: RefCell<Option<Arc<Shared>>> = const { RefCell::new(None) };
-    /// The task this worker suspended on, until `worker.js` resumes it.
-    static WORKER_SUSPENDED: RefCell<Option<TaskRef>> = const { RefCell::new(None) };
+    static WORKER: RefCell<Option<WorkerThread>> = const { RefCell::new(None) };
 }
 
 /// Called by `worker.js` once, right after `initSync`, with this thread's TLS block and stack.
@@ -40,35 +44,35 @@ pub fn worker_release(tls_base: u32) {
 
 /// On a worker, inside a task: how many tasks wait in its pool's queue.
 pub(crate) fn queued_here() -> Option<u64> {
-    WORKER_SHARED.with(|w| w.borrow().as_ref().map(|s| s.stats().queued))
+    WORKER.with(|w| w.borrow().as_ref().map(|w| w.shared.stats().queued))
 }
 
-/// Entry of every worker thread; called by `worker.js` after `initSync`, and again after each
-/// suspended task is resumed. Returns 0 when the pool is closed and drained (the worker
-/// should exit), 1 when a task suspended on a promise (`worker.js` awaits it, then calls
-/// `ringpool_worker_resume`).
+/// Entry of every worker thread; called (as the raw export, see `src/README.md`, "Workers") by
+/// `worker.js` after `initSync`, and again after each suspended task is resumed. Returns
+/// `undefined` when the pool is closed and drained (the worker should exit), or the promise a
+/// task's body waits for (`worker.js` awaits it, then calls `ringpool_worker_resume`).
 #[doc(hidden)]
 #[wasm_bindgen(js_name = ringpool_worker_entry, skip_typescript)]
-pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
+pub fn worker_entry(shared_ptr: u32, index: u32) -> JsValue {
     crate::web::growth::catch_up();
-    let shared = WORKER_SHARED.with(|w| {
-        w.borrow_mut()
-            .get_or_insert_with(|| {
-                crate::worker_loop::enter_worker(index as usize);
-                // SAFETY: `Main::spawn` leaked one strong count for this worker and passed its
-                // pointer; it is taken over exactly once, on the first entry.
-                unsafe { Arc::from_raw(shared_ptr as *const Shared) }
-            })
-            .clone()
+    let shared = WORKER.with(|w| {
+        let mut w = w.borrow_mut();
+        let here = w.get_or_insert_with(|| {
+            crate::worker_loop::enter_worker(index as usize);
+            // SAFETY: `Main::spawn` leaked one strong count for this worker and passed its
+            // pointer; it is taken over exactly once, on the first entry.
+            WorkerThread { shared: unsafe { Arc::from_raw(shared_ptr as *const Shared) }, suspended: None }
+        });
+        here.shared.clone()
     });
     match shared.work(index as usize) {
         None => {
-            WORKER_SHARED.with(|w| drop(w.borrow_mut().take()));
-            0
+            WORKER.with(|w| drop(w.borrow_mut().take()));
+            JsValue::UNDEFINED
         }
-        Some(task) => {
-            WORKER_SUSPENDED.with(|s| *s.borrow_mut() = Some(task));
-            1
+        Some((task, promise)) => {
+            WORKER.with(|w| w.borrow_mut().as_mut().expect("a running worker has its state").suspended = Some(task));
+            promise
         }
     }
 }
@@ -77,9 +81,8 @@ pub fn worker_entry(shared_ptr: u32, index: u32) -> u32 {
 #[doc(hidden)]
 #[wasm_bindgen(js_name = ringpool_worker_resume, skip_typescript)]
 pub fn worker_resume(index: u32, ok: bool, value: JsValue) {
-    let task = WORKER_SUSPENDED.with(|s| s.borrow_mut().take());
-    let shared = WORKER_SHARED.with(|w| w.borrow().clone());
-    if let (Some(task), Some(shared)) = (task, shared) {
+    let suspended = WORKER.with(|w| w.borrow_mut().as_mut().and_then(|w| Some((w.suspended.take()?, w.shared.clone()))));
+    if let Some((task, shared)) = suspended {
         let (outcome, failed) = crate::web::outcome::outcome_of(ok, &value);
         shared.resume(index as usize, task, outcome, failed);
     }

@@ -68,11 +68,12 @@ async function runWorker(data, postToMain, close, listen, receiveNow = null) {
       detail: { tls: wasm.__tls_base.value, stack: wasm.__stack_alloc.value, exports: exportNames } });
     // The raw export, not the glue wrapper: the wrapper marks the whole shared module as
     // terminated after a trap, which would stop every other thread; a crash here is ours to
-    // report and the pool replaces this worker.
-    // 1 = a task returned a promise: await it on this worker's event loop, finish the task,
-    // and go back into the loop.
-    while (wasm.ringpool_worker_entry(data.sharedPtr, data.index) === 1) {
-      const pending = glue.ringpool_worker_suspended();
+    // report and the pool replaces this worker. It returns undefined once the pool is closed
+    // and drained, or the promise a task's body waits for: await it on this worker's event
+    // loop, finish the task, and go back into the loop.
+    for (;;) {
+      const pending = wasm.ringpool_worker_entry(data.sharedPtr, data.index);
+      if (pending === undefined) break;
       // Node ends a worker thread whose event loop has nothing left to do, and neither a
       // pending `Atomics.waitAsync` (the task's cancellation watch) nor a plain promise
       // counts: a task awaiting only those would lose its thread. A timer keeps it alive.
