@@ -1,6 +1,5 @@
 // AbortSignal glue for src/web/api/abort.rs: one id per signal (the same on every call), and one
 // `abort` listener per signal in use that calls back into Rust with that id.
-let onAbort;
 const ids = new WeakMap();
 let nextId = 1;
 // -1: not an AbortSignal; 0: aborted already; else the signal's id, the same on every call.
@@ -16,8 +15,8 @@ export function signalId(s) {
 export function abortReason(signal) {
   try { return signal.reason ?? new DOMException('This operation was aborted', 'AbortError'); } catch (e) { return e; }
 }
-export function setAbortHandler(f) { onAbort = f; }
-export function listen(s, id) {
+// `onAbort(id)` (Rust's handler for this thread) runs when `s` aborts.
+export function listen(s, id, onAbort) {
   const listener = () => onAbort(id);
   s.addEventListener('abort', listener, { once: true });
   return listener;

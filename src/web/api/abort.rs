@@ -21,12 +21,10 @@ use wasm_bindgen::prelude::*;
 extern "C" {
     #[wasm_bindgen(js_name = abortReason)]
     pub(crate) fn abort_reason(signal: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = setAbortHandler)]
-    fn set_abort_handler(f: &Closure<dyn Fn(u32)>);
     #[wasm_bindgen(js_name = signalId)]
     fn signal_id(s: &JsValue) -> i32;
     #[wasm_bindgen(js_name = listen, catch)]
-    fn listen(s: &JsValue, id: u32) -> Result<JsValue, JsValue>;
+    fn listen(s: &JsValue, id: u32, on_abort: &Closure<dyn Fn(u32)>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = unlisten)]
     fn unlisten(s: &JsValue, listener: &JsValue);
 }
@@ -48,12 +46,8 @@ struct Link {
 thread_local! {
     /// Links by the signal's id (JS assigns ids through a `WeakMap`, so a signal keeps its id).
     static LINKS: RefCell<HashMap<u32, Link>> = RefCell::new(HashMap::new());
-    /// Calls [`on_abort`]; made once per thread and kept for good.
-    static HANDLER: Closure<dyn Fn(u32)> = {
-        let handler = Closure::<dyn Fn(u32)>::new(on_abort);
-        set_abort_handler(&handler);
-        handler
-    };
+    /// Calls [`on_abort`]; made once per thread and kept for good (every listener calls it).
+    static HANDLER: Closure<dyn Fn(u32)> = Closure::<dyn Fn(u32)>::new(on_abort);
 }
 
 /// A pool's part in an abort beyond its token: rejecting `submit`s that wait for space.
@@ -108,8 +102,7 @@ impl SignalUse {
                 link.users += 1;
                 return Acquired::Linked(SignalUse { id, token: link.token.clone() });
             }
-            HANDLER.with(|_| ());
-            let Ok(listener) = listen(signal, id) else {
+            let Ok(listener) = HANDLER.with(|handler| listen(signal, id, handler)) else {
                 return Acquired::ListenFailed;
             };
             let token = CancelToken::new();

@@ -199,9 +199,14 @@ pub(super) fn is_task_wrapper(v: &JsValue) -> bool {
     v.is_object() && field(&field(v, "constructor"), "name").as_string().as_deref() == Some("Task")
 }
 
-/// A `Task` wrapper whose Rust value was taken by an earlier submission.
-pub(super) fn is_spent_task(v: &JsValue) -> bool {
-    is_task_wrapper(v) && field(v, "__wbg_ptr").as_f64() == Some(0.0)
+std::thread_local! {
+    /// The property a submission sets on a `Task` wrapper whose Rust value it took.
+    static SUBMITTED: JsValue = js_sys::Symbol::for_("ringpool.submitted").into();
+}
+
+/// A `Task` wrapper whose Rust value a submission took (it is empty now).
+fn is_spent_task(v: &JsValue) -> bool {
+    is_task_wrapper(v) && SUBMITTED.with(|mark| Reflect::get(v, mark).is_ok_and(|m| m.is_truthy()))
 }
 
 pub(super) fn type_name(v: &JsValue) -> String {
@@ -464,10 +469,14 @@ pub(super) fn prepare(main: &std::rc::Rc<Main>, task_module: bool, task: JsValue
         }
         Body::Named(name, read_args(&args, transfer.as_ref())?)
     } else {
+        let wrapper = task.clone();
         match Task::try_from_js_value(task) {
-            Ok(t) => Body::Rust(t.body),
-            // Submitting moved the Rust value out of its JS wrapper (wasm-bindgen zeroes the
-            // wrapper's `__wbg_ptr`), so a second submission finds an empty `Task`.
+            Ok(t) => {
+                // Taking moved the Rust value out of its JS wrapper: marked, a second
+                // submission of it is told why it is empty.
+                SUBMITTED.with(|mark| drop(Reflect::set(&wrapper, mark, &JsValue::TRUE)));
+                Body::Rust(t.body)
+            }
             Err(other) if is_spent_task(&other) => {
                 return Err(js_error(ErrorKind::Type, "task was already submitted: a Task runs once, make a new one for each submission"))
             }
