@@ -163,14 +163,15 @@ impl<B: Backend> WorkerPool<B> {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.offer(f, options, true, None, None).map(|(handle, _)| handle)
+        self.offer(f, options, true, None, None, |_| ())
     }
 
     /// `try_submit_with`; `count_full: false` for a caller that will wait for space and
     /// offer again (JS `submit`), so that `stats().rejected` counts only refusals the
     /// submitter saw. `batch`: the `submitAll` call the task belongs to. `route`: the worker
     /// that alone may take it (its transferred buffers went there), instead of the queue.
-    /// Returns the handle and the task as the pool holds it (for a deadline of the caller's).
+    /// `admitted` runs once the task is in, given a way to the task as the pool holds it (for a
+    /// deadline of the caller's; the reference is made only if asked for).
     pub(crate) fn offer<F, T>(
         &self,
         f: F,
@@ -178,7 +179,8 @@ impl<B: Backend> WorkerPool<B> {
         count_full: bool,
         batch: Option<&Arc<crate::batch::Batch>>,
         route: Option<usize>,
-    ) -> Result<(TaskHandle<T>, TaskRef<B>), SubmitError<F>>
+        admitted: impl FnOnce(&dyn Fn() -> TaskRef<B>),
+    ) -> Result<TaskHandle<T>, SubmitError<F>>
     where
         F: crate::task::Body<T, B::Resumed, B::Pending>,
         T: Send + 'static,
@@ -215,13 +217,14 @@ impl<B: Backend> WorkerPool<B> {
             return Err(if closed { SubmitError::Closed(f) } else { SubmitError::QueueFull(f) });
         }
         c.accepted.fetch_add(1, Ordering::SeqCst);
-        let erased: TaskRef<B> = task.clone();
+        let erased = || -> TaskRef<B> { task.clone() };
         if options.cancel.is_some() || options.timeout.is_some() {
-            self.watch(&erased, options);
+            self.watch(&erased(), options);
         }
+        admitted(&erased);
         self.backend.admitted();
         let task: Arc<dyn Output<T>> = task;
-        Ok((TaskHandle { task }, erased))
+        Ok(TaskHandle { task })
     }
 
     /// Makes the queue's lane for `priority` (and the mailboxes, for a broadcast) on first use.

@@ -59,6 +59,21 @@ impl<T> UnsafeCell<T> {
     }
 }
 
+/// Wakes every thread that waits on `word` itself (wasm: `Atomics.wait`/`waitAsync` on its
+/// address, as a JS task's context watches its task's state). Natively no thread waits on a
+/// plain word, so this does nothing.
+#[inline]
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) fn notify_word(word: &AtomicU32) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "atomics", not(loom)))]
+    // SAFETY: `word` is a live, aligned 32-bit word in shared memory; notify never blocks.
+    unsafe {
+        core::arch::wasm32::memory_atomic_notify(word.as_ptr() as *mut i32, WAKE_ALL);
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "atomics", not(loom))))]
+    let _ = word;
+}
+
 /// A 32-bit word that threads can sleep on until it changes, like a Linux futex.
 ///
 /// Invariant: a waker changes `word` *before* calling [`Futex::wake`]; a sleeper passes the

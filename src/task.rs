@@ -91,14 +91,10 @@ impl Header {
         self.state.load(Ordering::Acquire) >= WRITING
     }
 
-    /// wasm: wakes a worker that watches `state` while its body awaits (the JS task context,
-    /// `jsfn.rs`), so a running async task learns at once that it was cancelled.
+    /// Wakes whoever watches `state` while a body awaits (a JS task's context), so a running
+    /// async task learns at once that it was cancelled.
     fn notify_state(&self) {
-        #[cfg(all(target_arch = "wasm32", target_feature = "atomics", not(loom)))]
-        // SAFETY: `state` is a live, aligned 32-bit word in shared memory; notify never blocks.
-        unsafe {
-            core::arch::wasm32::memory_atomic_notify(self.state.as_ptr() as *mut i32, crate::sync::WAKE_ALL);
-        }
+        crate::sync::notify_word(&self.state);
     }
 
     /// Has `deliver` run `callback` instead of waking the waker.

@@ -25,7 +25,7 @@ export function clock() {
 
 // Whether this thread may block in `Atomics.wait`: Node's, Deno's and Bun's main threads and
 // any worker may; a page's thread may not (it throws before it compares the value, so the
-// probe never sleeps). Asked by the owner thread as a pool starts (owner.rs).
+// probe never sleeps). Asked by the owner thread as a pool starts (owner/mod.rs).
 let mayWait = null;
 export function threadMayWait() {
   if (mayWait === null) {

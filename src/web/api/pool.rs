@@ -147,13 +147,14 @@ impl Inner {
         let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout: None, priority: p.priority };
         let Prepared { body, signal, deadline, batch, priority, transfer } = p;
         let route = transfer.as_ref().and_then(Transfer::route);
-        match self.pool.offer(body, options, !waiting, batch.as_ref(), route) {
-            Ok((handle, erased)) => {
+        let mut watch = None;
+        let admitted = |task: &dyn Fn() -> crate::web::owner::TaskRef| watch = deadline.map(|at| self.time_out_at(at, &task()));
+        match self.pool.offer(body, options, !waiting, batch.as_ref(), route, admitted) {
+            Ok(handle) => {
                 let mut transfer = transfer;
                 if let Some(t) = transfer.as_mut() {
                     t.detach();
                 }
-                let watch = deadline.map(|at| self.time_out_at(at, &erased));
                 // Moved into the settle callback: the signal's link, the deadline's entry and
                 // the handed-over buffers not yet claimed live until the task settles.
                 let held = AssertUnwindSafe((signal, watch, transfer));

@@ -199,15 +199,6 @@ pub(super) fn is_task_wrapper(v: &JsValue) -> bool {
     v.is_object() && field(&field(v, "constructor"), "name").as_string().as_deref() == Some("Task")
 }
 
-std::thread_local! {
-    /// The property a submission sets on a `Task` wrapper whose Rust value it took.
-    static SUBMITTED: JsValue = js_sys::Symbol::for_("ringpool.submitted").into();
-}
-
-/// A `Task` wrapper whose Rust value a submission took (it is empty now).
-fn is_spent_task(v: &JsValue) -> bool {
-    is_task_wrapper(v) && SUBMITTED.with(|mark| Reflect::get(v, mark).is_ok_and(|m| m.is_truthy()))
-}
 
 pub(super) fn type_name(v: &JsValue) -> String {
     if v.is_null() {
@@ -356,30 +347,38 @@ pub(super) fn read_priority(v: &JsValue) -> Result<Priority, JsValue> {
 
 /// `options` is absent or an object (every call that takes options).
 pub(super) fn check_object(options: &JsValue) -> Result<(), JsValue> {
-    if options.is_undefined() || options.is_null() || options.is_object() {
+    if options.is_undefined() || options.is_null() {
+        return Ok(());
+    }
+    present_object(options)
+}
+
+/// Given `options` (neither `undefined` nor `null`) is an object.
+fn present_object(options: &JsValue) -> Result<(), JsValue> {
+    if options.is_object() {
         Ok(())
     } else {
         Err(js_error(ErrorKind::Type, &format!("options must be an object, got {}", type_name(options))))
     }
 }
 
-/// A call's options with `signal`, `timeout` and `priority` checked, `transfer` as given.
+/// A call's options with `signal`, `timeout` and `priority` checked, `transfer` as given
+/// (`None` where absent: no `JsValue` is made for an option nobody gave).
 pub(super) struct CheckedOptions {
-    signal: JsValue,
+    signal: Option<JsValue>,
     timeout_ms: Option<f64>,
     priority: Priority,
-    transfer: JsValue,
+    transfer: Option<JsValue>,
 }
 
 /// The rules of a call's `{signal, timeout, priority}`, written once: every submission reads
 /// its options through this, and `pool.map` checks its own with it (`Pool.checkMapCall`).
 /// Any problem is a `TypeError`/`RangeError` naming the option.
 pub(super) fn check_options(options: &JsValue) -> Result<CheckedOptions, JsValue> {
-    check_object(options)?;
     if options.is_undefined() || options.is_null() {
-        let none = JsValue::UNDEFINED;
-        return Ok(CheckedOptions { signal: none.clone(), timeout_ms: None, priority: Priority::Normal, transfer: none });
+        return Ok(CheckedOptions { signal: None, timeout_ms: None, priority: Priority::Normal, transfer: None });
     }
+    present_object(options)?;
     let [signal, timeout, priority, transfer] = OPTION_KEYS.with(|[s, t, p, x]| {
         Ok::<_, JsValue>([get_key(options, s)?, get_key(options, t)?, get_key(options, p)?, get_key(options, x)?])
     })?;
@@ -396,25 +395,28 @@ pub(super) fn check_options(options: &JsValue) -> Result<CheckedOptions, JsValue
             None => return Err(js_error(ErrorKind::Type, &format!("options.timeout must be a number, got {}", type_name(&timeout)))),
         }
     };
-    Ok(CheckedOptions { signal, timeout_ms, priority, transfer })
+    let given = |v: JsValue| (!v.is_undefined()).then_some(v);
+    Ok(CheckedOptions { signal: given(signal), timeout_ms, priority, transfer: given(transfer) })
 }
 
 /// Reads a submission's `options` (`{signal, timeout, priority, transfer}`): checked by
 /// [`check_options`], then the signal linked and the deadline fixed on the clock.
 pub(super) fn read_options(options: &JsValue) -> Result<CallOptions, JsValue> {
     let CheckedOptions { signal, timeout_ms, priority, transfer } = check_options(options)?;
-    let transfer = Transfer::read(&transfer)?;
-    let signal = if signal.is_undefined() {
-        None
-    } else {
-        match SignalUse::acquire(&signal) {
+    let transfer = match transfer {
+        Some(list) => Transfer::read(&list)?,
+        None => None,
+    };
+    let signal = match signal {
+        None => None,
+        Some(signal) => match SignalUse::acquire(&signal) {
             Acquired::Linked(linked) => Some(Signal::Linked(linked)),
             Acquired::Aborted => Some(Signal::Aborted(signal)),
             // `check_options` saw a signal: it can only have refused its listener.
             Acquired::NotASignal | Acquired::ListenFailed => {
                 return Err(js_error(ErrorKind::Type, "options.signal must be an AbortSignal (adding an abort listener threw)"))
             }
-        }
+        },
     };
     let deadline = timeout_ms.map(|ms| crate::web::clock::clock() + ms);
     Ok(CallOptions { signal, deadline, priority, transfer })
@@ -469,15 +471,11 @@ pub(super) fn prepare(main: &std::rc::Rc<Main>, task_module: bool, task: JsValue
         }
         Body::Named(name, read_args(&args, transfer.as_ref())?)
     } else {
-        let wrapper = task.clone();
         match Task::try_from_js_value(task) {
-            Ok(t) => {
-                // Taking moved the Rust value out of its JS wrapper: marked, a second
-                // submission of it is told why it is empty.
-                SUBMITTED.with(|mark| drop(Reflect::set(&wrapper, mark, &JsValue::TRUE)));
-                Body::Rust(t.body)
-            }
-            Err(other) if is_spent_task(&other) => {
+            Ok(t) => Body::Rust(t.body),
+            // A `Task` wrapper that could not be taken is empty: an earlier submission took
+            // its Rust value.
+            Err(other) if is_task_wrapper(&other) => {
                 return Err(js_error(ErrorKind::Type, "task was already submitted: a Task runs once, make a new one for each submission"))
             }
             Err(other) => {

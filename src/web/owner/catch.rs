@@ -59,8 +59,8 @@ impl Catch {
 
     /// After an admission on the owner thread: queues a catch if this task is the only one in
     /// flight (a caller awaiting one task at a time) and none is queued already.
-    pub(super) fn admitted(&self, in_flight: u64) {
-        if !self.enabled || self.queued.get() || in_flight > 1 {
+    pub(super) fn admitted(&self, in_flight: impl FnOnce() -> u64) {
+        if !self.enabled || self.queued.get() || in_flight() > 1 {
             return;
         }
         if self.skip.get() > 0 {

@@ -616,7 +616,7 @@ impl Main {
 
     /// After an admission on this thread: a catch for a caller awaiting one task at a time.
     pub(crate) fn admitted(&self) {
-        self.catch.admitted(self.shared.counters.in_flight());
+        self.catch.admitted(|| self.shared.counters.in_flight());
     }
 
     /// The queued catch runs: wait briefly for the result, then drain.

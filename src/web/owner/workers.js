@@ -59,7 +59,7 @@ export class WorkerSet {
     // (the Rust callbacks are being freed then), are dropped.
     let entry = null;
     const current = () => !this.stopped && this.workers.get(index) === entry;
-    // `detail`: the `ready` object, or a message (see `WorkerEvent` in owner.rs).
+    // `detail`: the `ready` object, or a message (see `WorkerEvent` in owner/mod.rs).
     const onMessage = (msg) => {
       if (!current()) return;
       // A worker claims the buffers a task's arguments handed over (transfer.js): they are
