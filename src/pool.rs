@@ -163,15 +163,13 @@ impl<B: Backend> WorkerPool<B> {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.offer(f, options, true, None, None, |_| ())
+        self.offer(f, options, true, None, None)
     }
 
     /// `try_submit_with`; `count_full: false` for a caller that will wait for space and
     /// offer again (JS `submit`), so that `stats().rejected` counts only refusals the
     /// submitter saw. `batch`: the `submitAll` call the task belongs to. `route`: the worker
     /// that alone may take it (its transferred buffers went there), instead of the queue.
-    /// `admitted` runs once the task is in, given a way to the task as the pool holds it (for a
-    /// deadline of the caller's; the reference is made only if asked for).
     pub(crate) fn offer<F, T>(
         &self,
         f: F,
@@ -179,7 +177,6 @@ impl<B: Backend> WorkerPool<B> {
         count_full: bool,
         batch: Option<&Arc<crate::batch::Batch>>,
         route: Option<usize>,
-        admitted: impl FnOnce(&dyn Fn() -> TaskRef<B>),
     ) -> Result<TaskHandle<T>, SubmitError<F>>
     where
         F: crate::task::Body<T, B::Resumed, B::Pending>,
@@ -217,11 +214,9 @@ impl<B: Backend> WorkerPool<B> {
             return Err(if closed { SubmitError::Closed(f) } else { SubmitError::QueueFull(f) });
         }
         c.accepted.fetch_add(1, Ordering::SeqCst);
-        let erased = || -> TaskRef<B> { task.clone() };
         if options.cancel.is_some() || options.timeout.is_some() {
-            self.watch(&erased(), options);
+            self.watch(&(task.clone() as TaskRef<B>), options);
         }
-        admitted(&erased);
         self.backend.admitted();
         let task: Arc<dyn Output<T>> = task;
         Ok(TaskHandle { task })

@@ -112,7 +112,7 @@ impl Backend for Web {
         self.main.deadlines.watch(deadline, action)
     }
 
-    /// A Rust API task's deadline, in the pool's one deadline queue; forgotten when its
+    /// A task's deadline (JS or Rust API), in the pool's one deadline queue; forgotten when its
     /// completion is drained.
     fn after_hook(&self, after: Duration, hook: Box<dyn crate::cancel::Hook>, task: &TaskRef) {
         let watch = self.main.deadlines.watch(self.deadline(after), Box::new(move || hook.fire()));

@@ -143,25 +143,25 @@ impl Inner {
     /// Offers a prepared task to the ring. `waiting`: a `submit` that will wait for space if
     /// the queue is full (not counted as rejected).
     fn admit(&self, p: Prepared, waiting: bool) -> Result<Promise, Refused> {
-        // The deadline is this pool's (src/web/owner/deadlines.rs), not the core's timer per task.
-        let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout: None, priority: p.priority };
+        // `timeout` covers the time it waited for space too: what is left of it now goes into
+        // the pool's one deadline queue (`Backend::after_hook`, src/web/owner/deadlines.rs).
+        let timeout = p.deadline.map(|at| Duration::from_secs_f64(((at - crate::web::clock::clock()) / 1000.0).max(0.0)));
+        let options = TaskOptions { cancel: p.signal.as_ref().map(Signal::token), timeout, priority: p.priority };
         let Prepared { body, signal, deadline, batch, priority, transfer } = p;
         let route = transfer.as_ref().and_then(Transfer::route);
-        let mut watch = None;
-        let admitted = |task: &dyn Fn() -> crate::web::owner::TaskRef| watch = deadline.map(|at| self.time_out_at(at, &task()));
-        match self.pool.offer(body, options, !waiting, batch.as_ref(), route, admitted) {
+        match self.pool.offer(body, options, !waiting, batch.as_ref(), route) {
             Ok(handle) => {
                 let mut transfer = transfer;
                 if let Some(t) = transfer.as_mut() {
                     t.detach();
                 }
-                // Moved into the settle callback: the signal's link, the deadline's entry and
-                // the handed-over buffers not yet claimed live until the task settles.
-                let held = AssertUnwindSafe((signal, watch, transfer));
+                // Moved into the settle callback: the signal's link and the handed-over buffers
+                // not yet claimed live until the task settles.
+                let held = AssertUnwindSafe((signal, transfer));
                 Ok(handle.into_promise_map(move |r| {
                     let held = held;
                     let signal = &held.0 .0;
-                    if let (Err(_), Some(t)) = (&r, &held.0 .2) {
+                    if let (Err(_), Some(t)) = (&r, &held.0 .1) {
                         t.abandoned();
                     }
                     match r {
@@ -181,12 +181,6 @@ impl Inner {
                 }))
             }
         }
-    }
-
-    /// Times the task out at `at` (clock ms) unless the returned entry is dropped first.
-    fn time_out_at(&self, at: f64, task: &crate::web::owner::TaskRef) -> Watch {
-        let hook = self.pool.settle_hook(task, TaskError::TimedOut);
-        self.deadlines.watch(at, Box::new(move || hook.fire()))
     }
 
     /// A `submitAll` member will never run: its batch turns loud, and completions already

@@ -1,6 +1,6 @@
-//! Every deadline of one pool, kept on its owner thread: `timeout`s of JS tasks and waiting
-//! `submit`s, Rust API `TaskOptions::timeout`s (forgotten as their completions are drained,
-//! `backend.rs`) and `shutdown_timeout`s. One JS timer for the earliest, on the monotonic
+//! Every deadline of one pool, kept on its owner thread: tasks' `TaskOptions::timeout`s, from
+//! JS or Rust (forgotten as their completions are drained, `Main::drain`), waiting `submit`s'
+//! and `shutdown_timeout`s. One JS timer for the earliest, on the monotonic
 //! clock, and one entry each that is forgotten as soon as the task settles (or the `submit`
 //! is admitted).
 //!

@@ -154,10 +154,10 @@ pub(crate) struct Main {
     /// Told after each drain that delivered something or found submissions waiting for space:
     /// the JS `Pool`, which admits them.
     waiting: RefCell<Option<std::rc::Weak<dyn Waiting>>>,
-    /// Every deadline of this pool, on one JS timer: JS tasks' and waiting `submit`s'
-    /// `timeout`s (src/web/api/pool.rs), Rust API `TaskOptions::timeout`s and `shutdown_timeout`s.
+    /// Every deadline of this pool, on one JS timer: tasks' `timeout`s (`TaskOptions::timeout`,
+    /// from JS or Rust), waiting `submit`s' (src/web/api/pool.rs) and `shutdown_timeout`s.
     pub(crate) deadlines: Rc<Deadlines>,
-    /// The entries of Rust API tasks' deadlines, by task address: forgotten when the task's
+    /// The entries of tasks' deadlines, by task address: forgotten when the task's
     /// completion is drained, so a settled task keeps no entry (and no timer) alive.
     pub(super) timed: RefCell<HashMap<usize, Watch>>,
     /// Polling for the result of a task admitted into an idle pool (catch.rs).
