@@ -10,7 +10,17 @@ export interface PoolOptions {
    * a path); its function exports become tasks by name: `pool.trySubmit('add', [1, 2])`.
    */
   module?: URL | string;
+  /**
+   * `'auto'` (default): workers share the memory where the page is cross-origin isolated (and
+   * always in Node, Deno and Bun), else message mode with one console warning naming the
+   * headers. `'shared'`: shared memory or `NotIsolatedError`. `'message'`: tasks, arguments and
+   * results travel by `postMessage`; `pool.alloc` throws `NotIsolatedError`.
+   */
+  mode?: PoolMode;
 }
+
+/** How a pool's workers get their tasks: sharing its memory, or by message. */
+export type PoolMode = 'auto' | 'shared' | 'message';
 
 export interface ShutdownOptions {
   /** Milliseconds to wait; rejects with `TimeoutError` after, tasks keep running. */
@@ -128,6 +138,8 @@ export declare class Pool {
   static create(options?: PoolOptions): Promise<Pool>;
   readonly workers: number;
   readonly queueCapacity: number;
+  /** The mode in force: `'shared'` or `'message'` (`'auto'` resolved). */
+  readonly mode: 'shared' | 'message';
   /** Never throws, never waits: refusals are already-rejected promises. */
   trySubmit<R>(task: TaskLike<[], R>, args?: [], options?: SubmitOptions): Promise<Awaited<R>>;
   /** A function with parameters needs its `args`, checked against them. */
@@ -187,6 +199,12 @@ export declare class PanicError extends RingpoolError {
 }
 export declare class WorkerCrashedError extends RingpoolError { readonly code: 'WORKER_CRASHED'; }
 export declare class CancelledError extends RingpoolError { readonly code: 'CANCELLED'; }
+/**
+ * The call needs memory the workers share (`pool.alloc`, a Rust `Task` that cannot be made again
+ * on a worker) and the pool runs in message mode; the message names the headers that isolate a
+ * page.
+ */
+export declare class NotIsolatedError extends RingpoolError { readonly code: 'NOT_ISOLATED'; }
 /**
  * The shared memory cannot hold a value: an argument at admission, a result on its way back, or
  * an allocation inside a Rust task. A `RangeError`; the pool keeps working and nothing accepted

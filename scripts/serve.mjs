@@ -20,6 +20,9 @@ const strict = '/strict-csp';
 // Under /credentialless/ with `Cross-Origin-Embedder-Policy: credentialless`, the other way to
 // be cross-origin isolated (Chromium and Firefox; tests/browser/run.mjs).
 const loose = '/credentialless';
+// Under /dip/ with `Document-Isolation-Policy: isolate-and-credentialless` alone (no COOP/COEP):
+// it isolates the page in Chromium (tests/browser/run.mjs).
+const dip = '/dip';
 const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
   "object-src 'none'; base-uri 'none'";
 
@@ -28,6 +31,7 @@ function resolve(url) {
   if (path.startsWith(`${bare}/`)) path = path.slice(bare.length);
   if (path.startsWith(`${strict}/`)) path = path.slice(strict.length);
   if (path.startsWith(`${loose}/`)) path = path.slice(loose.length);
+  if (path.startsWith(`${dip}/`)) path = path.slice(dip.length);
   if (path.includes('..')) return null;
   if (path.startsWith('/pkg/')) return join(root, path);
   // bench/simd.mjs: the same page on the build without SIMD (scripts/build.mjs --no-simd).
@@ -44,7 +48,8 @@ createServer(async (req, res) => {
   const file = resolve(req.url);
   try {
     if (!file || !(await stat(file)).isFile()) throw new Error('not a file');
-    const isolation = req.url.startsWith(`${bare}/`) ? {} : {
+    const isolation = req.url.startsWith(`${bare}/`) ? {}
+      : req.url.startsWith(`${dip}/`) ? { 'Document-Isolation-Policy': 'isolate-and-credentialless' } : {
       'Cross-Origin-Opener-Policy': 'same-origin',
       'Cross-Origin-Embedder-Policy': req.url.startsWith(`${loose}/`) ? 'credentialless' : 'require-corp',
     };

@@ -51,6 +51,10 @@ pub(crate) trait Backend: Sized + Clone + 'static {
     fn start(shared: &Arc<Shared<Self>>, config: Self::Config) -> Result<Self, BuildError>;
     /// A task was admitted on the owner thread (the web owner may catch its result).
     fn admitted(&self);
+    /// The queue changed on the owner thread: tasks were admitted (`offer`, a broadcast) or
+    /// admission closed. Workers that wait on the queue see it themselves; workers the owner
+    /// drives (the web's message mode, `Shared::turn`) are given their turns here.
+    fn queue_changed(&self) {}
     /// The point `after` from now.
     fn deadline(&self, after: Duration) -> Self::Deadline;
     /// Whether `deadline` has passed.

@@ -81,6 +81,7 @@ impl<P: Backend> WorkerPool<P> {
             return Err(if closed { SubmitError::Closed(back) } else { SubmitError::QueueFull(back) });
         }
         c.accepted.fetch_add(tasks.len() as u64, Ordering::SeqCst);
+        self.backend.queue_changed();
         Ok(tasks.into_iter().map(|task| TaskHandle { task: task as Arc<dyn Output<T>> }).collect())
     }
 }

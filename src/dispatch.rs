@@ -420,6 +420,13 @@ impl<T> Dispatch<T> {
         self.mailbox(index)?.take()
     }
 
+    /// Whether worker `index` has nothing to take (a snapshot), for a worker that never waits
+    /// (`Shared::turn`): once the queue is closed, it may exit.
+    pub fn drained(&self, index: usize) -> bool {
+        fence(Ordering::SeqCst);
+        self.idle(index)
+    }
+
     /// Whether worker `index` has nothing to take (a snapshot).
     fn idle(&self, index: usize) -> bool {
         // `taken` first: a reservation not yet given back then shows as `pushed != taken`.

@@ -19,6 +19,10 @@ pub enum BuildError {
     Spawn(String),
     /// The shared memory has no room for the workers' stacks (wasm).
     OutOfMemory(OutOfMemory),
+    /// The page is not cross-origin isolated, so workers cannot share the memory (wasm; the
+    /// platform's message, naming the headers that isolate a page). A Rust closure cannot
+    /// cross to a worker's own memory; the JS `Pool` runs in message mode there instead.
+    NotIsolated(String),
     /// The module's memory is not a shared memory (wasm): it was linked without the link
     /// arguments in [`REQUIRED_LINK_ARGS`](crate::memory::REQUIRED_LINK_ARGS), so workers cannot use it.
     MemoryNotShared,
@@ -36,6 +40,7 @@ impl fmt::Display for BuildError {
                 MAX_QUEUE_CAPACITY
             ),
             BuildError::Spawn(msg) => write!(f, "could not start a worker: {msg}"),
+            BuildError::NotIsolated(msg) => f.write_str(msg),
             BuildError::OutOfMemory(oom) => write!(f, "no room for the workers' stacks: {oom}"),
             BuildError::MemoryNotShared => {
                 f.write_str("the wasm memory is not shared, so workers cannot use it: link the wasm32 build with")?;

@@ -218,6 +218,7 @@ impl<B: Backend> WorkerPool<B> {
             self.watch(&(task.clone() as TaskRef<B>), options);
         }
         self.backend.admitted();
+        self.backend.queue_changed();
         let task: Arc<dyn Output<T>> = task;
         Ok(TaskHandle { task })
     }
@@ -273,6 +274,7 @@ impl<B: Backend> WorkerPool<B> {
     /// exited and released their resources.
     pub fn shutdown(&self) -> Shutdown<B> {
         self.shared.dispatch.close();
+        self.backend.queue_changed();
         Shutdown { shared: self.shared.clone(), backend: self.backend.clone(), deadline: None, timer: None }
     }
 
@@ -348,6 +350,7 @@ impl<B: Backend> Drop for WorkerPool<B> {
     fn drop(&mut self) {
         // Workers drain what was accepted and exit; nobody needs to wait for them.
         self.shared.dispatch.close();
+        self.backend.queue_changed();
     }
 }
 

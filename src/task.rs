@@ -129,10 +129,15 @@ pub(crate) trait Runnable<R, P>: Send + Sync {
     /// the task or it suspended, `None` when it had been settled before (then the body did not
     /// run, or its result was dropped).
     fn run(&self, on_start: &mut dyn FnMut()) -> Option<Outcome<P>>;
+    /// Like [`run`](Self::run), for a worker in another memory (the web's message mode): the
+    /// body is not run here but handed over as its [`Body::remote`] request, and the task
+    /// suspends on it (`Outcome::Suspended`) until [`finish_suspended`](Self::finish_suspended).
+    fn post(&self, on_start: &mut dyn FnMut()) -> Option<Outcome<P>>;
     /// Settles the task with `err` unless it is settled already.
     fn settle_err(&self, err: TaskError) -> Option<Phase>;
-    /// Finishes a task whose body suspended, with what its promise settled with.
-    fn finish_suspended(&self, result: R, failed: bool) -> Option<Outcome<P>>;
+    /// Finishes a task whose body suspended, with what its promise settled with (`Err`: the
+    /// body panicked where it ran, in another memory).
+    fn finish_suspended(&self, result: Result<R, TaskError>, failed: bool) -> Option<Outcome<P>>;
 }
 
 /// How a task that a worker ran ended, for the pool's counters.
@@ -167,6 +172,15 @@ pub(crate) trait Body<T, R, P>: Send + 'static {
     fn resumed(value: R) -> Option<T> {
         drop(value);
         None
+    }
+
+    /// What a worker in another memory needs to run this body (the web's message mode), or the
+    /// body back if it cannot leave this memory (a Rust closure).
+    fn remote(self) -> Result<P, Self>
+    where
+        Self: Sized,
+    {
+        Err(self)
     }
 }
 
@@ -285,6 +299,25 @@ where
         Some(outcome)
     }
 
+    fn post(&self, on_start: &mut dyn FnMut()) -> Option<Outcome<P>> {
+        if self.header.state.compare_exchange(QUEUED, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            return None;
+        }
+        on_start();
+        // SAFETY: winning QUEUED → RUNNING makes this the only thread touching `body`.
+        let body = self.body.with_mut(|b| unsafe { (*b).take() })?;
+        match body.remote() {
+            Ok(request) => Some(Outcome::Suspended(request)),
+            Err(body) => {
+                drop(body);
+                self.header.begin_settle()?;
+                let message = "this task is a Rust closure, which cannot run on a worker in another memory (a pool in message mode)";
+                self.write(Err(TaskError::Panicked { message: message.into(), location: None }));
+                Some(Outcome::Panicked)
+            }
+        }
+    }
+
     fn settle_err(&self, err: TaskError) -> Option<Phase> {
         let phase = self.header.begin_settle()?;
         if phase == Phase::Queued {
@@ -300,11 +333,15 @@ where
         Some(phase)
     }
 
-    fn finish_suspended(&self, result: R, failed: bool) -> Option<Outcome<P>> {
-        let value = F::resumed(result)?;
+    fn finish_suspended(&self, result: Result<R, TaskError>, failed: bool) -> Option<Outcome<P>> {
+        let (result, outcome) = match result {
+            Ok(value) => (Ok(F::resumed(value)?), if failed { Outcome::Failed } else { Outcome::Returned }),
+            Err(e @ TaskError::OutOfMemory(_)) => (Err(e), Outcome::Failed),
+            Err(e) => (Err(e), Outcome::Panicked),
+        };
         self.header.begin_settle()?;
-        self.write(Ok(value));
-        Some(if failed { Outcome::Failed } else { Outcome::Returned })
+        self.write(result);
+        Some(outcome)
     }
 }
 

@@ -13,28 +13,12 @@ impl<B: Backend> Shared<B> {
     /// body suspends on a JS promise (`Some((task, promise))`: once the promise settles, finish
     /// the task with [`Shared::resume`], then call `work` again).
     pub(crate) fn work(&self, index: usize) -> Option<(TaskRef<B>, B::Pending)> {
-        let slot = &self.slots[index];
-        let c = &self.counters;
         LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
         // Held from before a task is settled until the next look at the queue: the caller
         // answering the result finds this worker polling ("Polling workers", src/README.md).
         let mut hold = None;
         while let Some(task) = self.dispatch.next(index, hold.take()) {
-            B::taken_over();
-            slot.set(&task);
-            if self.forced.load(Ordering::SeqCst) {
-                // `shutdown_now` raced this pop: it may have missed the task in both the ring
-                // and the slot, so settle it here (settling is exactly-once either way).
-                self.settle_err(&task, TaskError::PoolClosed);
-            }
-            let mut ran = false;
-            let outcome = task.run(&mut || {
-                ran = true;
-                let now = B::now_us();
-                slot.started_us.store(now, Ordering::Relaxed);
-                self.times.record_wait(index, now.saturating_sub(task.header().admitted_us));
-                c.body_started();
-            });
+            let (ran, outcome) = self.start(index, &task, false);
             let outcome = match outcome {
                 Some(Outcome::Suspended(pending)) => {
                     LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
@@ -55,9 +39,53 @@ impl<B: Backend> Shared<B> {
         None
     }
 
-    /// Finishes a task that suspended in [`Shared::work`] on worker `index`.
+    /// One turn of worker `index` for a worker that the owner thread drives and that runs its
+    /// bodies in another memory (the web's message mode, `src/README.md`, "Message mode"):
+    /// never waits. Takes the worker's next task as [`work`](Self::work) would and hands its
+    /// body over as a request (`Turn::Posted`), to be finished with [`Shared::resume`].
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(crate) fn resume(&self, index: usize, task: TaskRef<B>, result: B::Resumed, failed: bool) {
+    pub(crate) fn turn(&self, index: usize) -> Turn<B> {
+        loop {
+            let Some(task) = self.dispatch.pop(index) else {
+                return if self.dispatch.is_closed() && self.dispatch.drained(index) { Turn::Exited } else { Turn::Idle };
+            };
+            let (ran, outcome) = self.start(index, &task, true);
+            if let Some(Outcome::Suspended(request)) = outcome {
+                return Turn::Posted(task, request);
+            }
+            if !ran {
+                B::skipped(self);
+            }
+            self.after_run(index, task, ran, outcome);
+        }
+    }
+
+    /// Worker `index` took `task`: it runs its body here, or hands it over (`post`).
+    fn start(&self, index: usize, task: &TaskRef<B>, post: bool) -> (bool, Option<Outcome<B::Pending>>) {
+        let slot = &self.slots[index];
+        B::taken_over();
+        slot.set(task);
+        if self.forced.load(Ordering::SeqCst) {
+            // `shutdown_now` raced this pop: it may have missed the task in both the ring
+            // and the slot, so settle it here (settling is exactly-once either way).
+            self.settle_err(task, TaskError::PoolClosed);
+        }
+        let mut ran = false;
+        let mut on_start = || {
+            ran = true;
+            let now = B::now_us();
+            slot.started_us.store(now, Ordering::Relaxed);
+            self.times.record_wait(index, now.saturating_sub(task.header().admitted_us));
+            self.counters.body_started();
+        };
+        let outcome = if post { task.post(&mut on_start) } else { task.run(&mut on_start) };
+        (ran, outcome)
+    }
+
+    /// Finishes a task that suspended in [`Shared::work`] or was posted by [`Shared::turn`] on
+    /// worker `index` (`Err`: its body panicked in another memory).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn resume(&self, index: usize, task: TaskRef<B>, result: Result<B::Resumed, TaskError>, failed: bool) {
         let outcome = task.finish_suspended(result, failed);
         self.after_run(index, task, true, outcome);
     }
@@ -91,6 +119,17 @@ impl<B: Backend> Shared<B> {
         }
     }
 
+}
+
+/// What one [`Shared::turn`] came to.
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub(crate) enum Turn<B: Backend> {
+    /// A task's body was handed over as this request; the task waits for [`Shared::resume`].
+    Posted(TaskRef<B>, B::Pending),
+    /// Nothing to take now.
+    Idle,
+    /// The pool is closed and this worker has nothing left: it exits.
+    Exited,
 }
 
 std::thread_local! {

@@ -100,6 +100,11 @@ impl Backend for Web {
         self.main.admitted();
     }
 
+    /// Message mode: the owner pops for the workers (owner/message.rs).
+    fn queue_changed(&self) {
+        self.main.queue_pump();
+    }
+
     fn deadline(&self, after: Duration) -> f64 {
         clock() + after.as_secs_f64() * 1000.0
     }

@@ -31,6 +31,12 @@ export class CancelledError extends RingpoolError {
   constructor(message = 'the task was cancelled') { super(message, 'CANCELLED'); }
 }
 
+// The call needs shared memory, and the page is not cross-origin isolated (or the pool was made
+// with mode 'message'): the message names the headers that fix it.
+export class NotIsolatedError extends RingpoolError {
+  constructor(message = 'this needs a cross-origin isolated page') { super(message, 'NOT_ISOLATED'); }
+}
+
 // The shared memory cannot hold a value (it only grows, up to its maximum): a RangeError, so
 // that code checking for RangeError sees it, with the figures as numbers.
 export class OutOfMemoryError extends RangeError {
@@ -45,7 +51,7 @@ export class OutOfMemoryError extends RangeError {
 }
 
 export function errorClasses() {
-  return { RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError, OutOfMemoryError };
+  return { RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError, OutOfMemoryError, NotIsolatedError };
 }
 
 export function outOfMemoryError(message, needed, inUse, maximum) {
@@ -60,6 +66,7 @@ export function makeError(kind, message, location) {
     case 'PANIC': return new PanicError(message, location);
     case 'WORKER_CRASHED': return new WorkerCrashedError(message || undefined);
     case 'CANCELLED': return new CancelledError(message || undefined);
+    case 'NOT_ISOLATED': return new NotIsolatedError(message || undefined);
     case 'RANGE': return new RangeError(message);
     case 'TYPE': return new TypeError(message);
     default: return new Error(message);

@@ -6,6 +6,7 @@
 //! | [`BuildError::Workers`], [`BuildError::QueueCapacity`] | `RangeError` |
 //! | [`BuildError::OutOfMemory`], [`TaskError::OutOfMemory`], [`SubmitError::OutOfMemory`] | `OutOfMemoryError` (a `RangeError`) |
 //! | [`BuildError::MemoryNotShared`], [`BuildError::Spawn`] | `Error` |
+//! | [`BuildError::NotIsolated`] | `NotIsolatedError` |
 //! | [`SubmitError::QueueFull`] | `QueueFullError` |
 //! | [`SubmitError::Closed`], [`TaskError::PoolClosed`] | `PoolClosedError` |
 //! | [`SubmitError::Cancelled`], [`TaskError::Cancelled`] | `CancelledError` |
@@ -41,6 +42,18 @@ pub(crate) enum ErrorKind {
     Timeout = "TIMEOUT",
     Panic = "PANIC",
     WorkerCrashed = "WORKER_CRASHED",
+    NotIsolated = "NOT_ISOLATED",
+}
+
+/// The headers that make a page cross-origin isolated, for every message that needs them.
+pub(crate) const ISOLATION_HEADERS: &str = "serve the page with \"Cross-Origin-Opener-Policy: same-origin\" and \
+    \"Cross-Origin-Embedder-Policy: require-corp\" (or \"credentialless\"), or, where embeds break under COEP, \
+    with \"Document-Isolation-Policy: isolate-and-credentialless\" (Chromium)";
+
+/// `what` needs shared memory, which this pool does not have: why, and how to get it.
+pub(crate) fn not_isolated(what: &str) -> String {
+    format!("{what}: this pool runs in message mode (each worker has its own memory) because the page is not \
+        cross-origin isolated or mode 'message' was asked for; for shared memory {ISOLATION_HEADERS}")
 }
 
 /// The JS error classes (`PanicError`, `QueueFullError`, …), for the package entry to re-export.
@@ -85,6 +98,7 @@ pub(crate) fn build_error_to_js(e: &BuildError) -> JsValue {
     match e {
         BuildError::Workers(_) | BuildError::QueueCapacity(_) => js_error(ErrorKind::Range, &e.to_string()),
         BuildError::OutOfMemory(oom) => out_of_memory_to_js(oom, &e.to_string()),
+        BuildError::NotIsolated(_) => js_error(ErrorKind::NotIsolated, &e.to_string()),
         BuildError::MemoryNotShared | BuildError::Spawn(_) => js_sys::Error::new(&e.to_string()).into(),
     }
 }

@@ -37,15 +37,19 @@ pub(crate) const NOT_CAPTURED: &str = "task functions are sent as source and com
 /// What the task threw, as an outcome: the value if it can cross, else why not.
 pub(crate) fn thrown(e: &JsValue, hint_closures: bool) -> JsOutcome {
     match from_js(e, "error", &mut Budget::default(), &|_| None) {
-        Ok(Value::Error { name, mut message, stack }) => {
-            if hint_closures && name == "ReferenceError" {
-                message = format!("{message} ({NOT_CAPTURED})");
-            }
-            JsOutcome::Thrown(Value::Error { name, message, stack })
-        }
+        Ok(Value::Error { name, message, stack }) => thrown_error(name, message, stack, hint_closures),
         Ok(other) => JsOutcome::Thrown(other),
         Err(e) => JsOutcome::Unsendable(e),
     }
+}
+
+/// An `Error` the task threw, as an outcome; with `hint_closures`, a `ReferenceError` says
+/// that task functions capture no outer variables.
+pub(crate) fn thrown_error(name: String, mut message: String, stack: String, hint_closures: bool) -> JsOutcome {
+    if hint_closures && name == "ReferenceError" {
+        message = format!("{message} ({NOT_CAPTURED})");
+    }
+    JsOutcome::Thrown(Value::Error { name, message, stack })
 }
 
 /// Turns a value the task returned (or a promise settled with) into an outcome.

@@ -3,7 +3,8 @@
 
 use crate::web::owner::deadlines::{Deadlines, Watch};
 use crate::web::outcome::outcome_to_js;
-use crate::web::errors::{js_error, submit_error_to_js, task_error_to_js, ErrorKind};
+use crate::web::errors::{js_error, not_isolated, submit_error_to_js, task_error_to_js, ErrorKind};
+use crate::web::owner::Mode;
 use crate::web::errors::out_of_memory_to_js;
 use crate::web::memory_views::{memory_bytes, note_buffer, pool_view_offset};
 use crate::value::TypedKind;
@@ -57,6 +58,7 @@ extern "C" {
 }
 
 use crate::web::api::submission::{
+    read_mode,
     check_object, check_options, check_repeatable_task, get, js_number, prefix_message, prepare, read_options, read_size, type_name,
     CallOptions, Prepared, Signal, Transfer,
 };
@@ -346,8 +348,12 @@ impl JsPool {
                 Err(e) => return Promise::reject(&e),
             }
         };
+        let mode = match read_mode(&options) {
+            Ok(mode) => mode,
+            Err(e) => return Promise::reject(&e),
+        };
         let has_module = task_module.is_some();
-        let config = crate::web::owner::WebConfig { doorbell, task_module };
+        let config = crate::web::owner::WebConfig { doorbell, task_module, mode };
         let pool = match WorkerPool::with_config(workers, capacity, config) {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e.into()),
@@ -386,6 +392,12 @@ impl JsPool {
     #[wasm_bindgen(getter)]
     pub fn workers(&self) -> usize {
         self.inner.pool.workers()
+    }
+
+    /// `'shared'` or `'message'`: how this pool's workers get their tasks.
+    #[wasm_bindgen(getter, unchecked_return_type = "'shared' | 'message'")]
+    pub fn mode(&self) -> Mode {
+        self.inner.pool.backend.main().mode
     }
 
     /// Queue slots.
@@ -532,6 +544,9 @@ impl JsPool {
     /// `alloc(TypedArrayCtor, length)`: a typed array backed by pool memory; it crosses to
     /// tasks by reference. Release it with `free`.
     pub fn alloc(&self, ctor: JsValue, length: JsValue) -> Result<JsValue, JsValue> {
+        if self.inner.pool.backend.main().mode == Mode::Message {
+            return Err(js_error(ErrorKind::NotIsolated, &not_isolated("pool.alloc needs memory the workers share")));
+        }
         let name = if ctor.is_function() { get(&ctor, "name")?.as_string().unwrap_or_default() } else { String::new() };
         let kind = match TypedKind::from_name(&name) {
             Some(k) if k != TypedKind::DataView => k,

@@ -5,10 +5,10 @@
 
 use crate::web::api::abort::{abort_reason, Acquired, SignalUse};
 use crate::web::codec::from_js_handing;
-use crate::web::owner::Main;
+use crate::web::owner::{Main, Mode};
 use crate::web::api::task::Task;
 use crate::web::worker::jsfn::{ArgValues, Args, Body, Handover, Source};
-use crate::web::errors::{codec_error_to_js, js_error, ErrorKind};
+use crate::web::errors::{codec_error_to_js, js_error, not_isolated, ErrorKind};
 use crate::web::memory_views::pool_view_offset;
 use crate::batch::Batch;
 use crate::sync::Arc;
@@ -61,6 +61,40 @@ impl Signal {
 extern "C" {
     #[wasm_bindgen(js_name = functionSource, catch)]
     fn function_source_js(f: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/web/owner/workers.js")]
+extern "C" {
+    /// `console.warn(text)`, once per page or process.
+    #[wasm_bindgen(js_name = warnOnce)]
+    fn warn_once(text: &str);
+}
+
+/// `Pool.create`'s `mode`: `'auto'` (the default) is shared memory where the page allows it,
+/// else message mode with one warning naming the headers; `'shared'` fails where it cannot be
+/// had (`BuildError::NotIsolated`).
+pub(super) fn read_mode(options: &JsValue) -> Result<Mode, JsValue> {
+    let v = get(options, "mode")?;
+    match v.as_string().as_deref() {
+        None if v.is_undefined() => {}
+        Some("auto") => {}
+        Some("shared") => return Ok(Mode::Shared),
+        Some("message") => return Ok(Mode::Message),
+        _ => {
+            let got = v.as_string().map_or_else(|| type_name(&v), |s| format!("{s:?}"));
+            return Err(js_error(ErrorKind::Type, &format!("mode must be 'auto', 'shared' or 'message', got {got}")));
+        }
+    }
+    Ok(match crate::web::owner::isolation_problem() {
+        None => Mode::Shared,
+        Some(problem) => {
+            warn_once(&format!(
+                "ringpool: {problem}. Pools run in message mode here: tasks, arguments and results travel by postMessage \
+                 and pool.alloc is unavailable. Pass mode: 'message' to say this is intended."
+            ));
+            Mode::Message
+        }
+    })
 }
 
 #[wasm_bindgen(module = "/src/web/transfer.js")]
@@ -287,7 +321,9 @@ pub(super) fn source_of(f: &JsValue) -> Result<Source, JsValue> {
 }
 
 /// Reads the arguments of a JS task (function or named export) into values that cross.
-pub(super) fn read_args(args: &JsValue, transfer: Option<&Transfer>) -> Result<Args, JsValue> {
+/// `shared`: a view of pool memory crosses by reference (shared mode); in message mode every
+/// value is copied.
+pub(super) fn read_args(args: &JsValue, transfer: Option<&Transfer>, shared: bool) -> Result<Args, JsValue> {
     if args.is_undefined() {
         return Ok(Args::new(ArgValues::Few(0, [Value::Undefined, Value::Undefined]), Handover::NONE));
     }
@@ -308,9 +344,11 @@ pub(super) fn read_args(args: &JsValue, transfer: Option<&Transfer>) -> Result<A
         Vec::new()
     };
     let handover = transfer.map(Transfer::handover);
+    let no_views = |_: &JsValue| None;
+    let views: &dyn Fn(&JsValue) -> Option<u32> = if shared { &pool_view_offset } else { &no_views };
     for (i, a) in arr.iter().enumerate() {
         let path = ARG_PATHS.get(i).map_or_else(|| format!("args[{i}]").into(), |p| std::borrow::Cow::Borrowed(*p));
-        let v = from_js_handing(&a, &path, &mut budget, &pool_view_offset, handover.as_ref()).map_err(|e| codec_error_to_js(&e))?;
+        let v = from_js_handing(&a, &path, &mut budget, views, handover.as_ref()).map_err(|e| codec_error_to_js(&e))?;
         if n <= 2 {
             few[i] = v;
         } else {
@@ -454,7 +492,7 @@ pub(super) fn prepare(main: &std::rc::Rc<Main>, task_module: bool, task: JsValue
     }
     let body: Body = if task.is_function() {
         let source = source_of(&task)?;
-        Body::Source(source, read_args(&args, transfer.as_ref())?)
+        Body::Source(source, read_args(&args, transfer.as_ref(), main.mode == Mode::Shared)?)
     } else if task.is_string() {
         // Export names are short; a longer string cannot name one (and is not copied whole).
         let name = crate::web::codec::string_within(&task, 1024, &|| "task".into()).map_err(|e| match e {
@@ -469,10 +507,17 @@ pub(super) fn prepare(main: &std::rc::Rc<Main>, task_module: bool, task: JsValue
             let list = if exports.is_empty() { "none".to_owned() } else { exports.join(", ") };
             return Err(js_error(ErrorKind::Type, &format!("the task module has no function export named {name:?} (its function exports: {list})")));
         }
-        Body::Named(name, read_args(&args, transfer.as_ref())?)
+        Body::Named(name, read_args(&args, transfer.as_ref(), main.mode == Mode::Shared)?)
     } else {
         match Task::try_from_js_value(task) {
-            Ok(t) => Body::Rust(t.body),
+            Ok(t) if main.mode == Mode::Shared => Body::Rust(t.body),
+            // Message mode: the worker makes it again, if it says how.
+            Ok(t) => match t.recipe {
+                Some(recipe) => Body::Remade(recipe),
+                None => return Err(js_error(ErrorKind::NotIsolated, &not_isolated(
+                    "this Task is a Rust closure, which cannot cross to a worker's own memory (it does not name the export that makes it: Task::remade_by)",
+                ))),
+            },
             // A `Task` wrapper that could not be taken is empty: an earlier submission took
             // its Rust value.
             Err(other) if is_task_wrapper(&other) => {

@@ -2,7 +2,7 @@
 //! functions return one), and the package's `diagnostics.*` tasks built with it.
 
 use crate::web::outcome::{self, JsOutcome};
-use crate::web::worker::jsfn::RustBody;
+use crate::web::worker::jsfn::{Recipe, RustBody};
 use crate::value::Value;
 use wasm_bindgen::prelude::*;
 
@@ -12,12 +12,34 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub struct Task {
     pub(crate) body: RustBody,
+    /// How a worker with its own memory makes it again (message mode).
+    pub(crate) recipe: Option<Recipe>,
 }
 
 impl Task {
     /// Wraps a closure as a JS-submittable task; its [`Value`] is what the promise gets.
     pub fn new(f: impl FnOnce() -> Value + Send + 'static) -> Task {
-        Task { body: Box::new(move || JsOutcome::Returned(f())) }
+        Task { body: Box::new(move || JsOutcome::Returned(f())), recipe: None }
+    }
+
+    /// Names the `#[wasm_bindgen]` export (its JS name) and the arguments that make this task
+    /// again. A pool in message mode (a page that is not cross-origin isolated) cannot send a
+    /// Rust closure to a worker, whose memory is its own: it calls `export(...args)` on the
+    /// worker instead, and runs the task that makes. Without this, such a pool refuses the task
+    /// with `NotIsolatedError`.
+    ///
+    /// ```no_run
+    /// use ringpool::web::{Task, Value};
+    /// use wasm_bindgen::prelude::*;
+    ///
+    /// #[wasm_bindgen]
+    /// pub fn square(x: f64) -> Task {
+    ///     Task::serde(move || x * x).remade_by("square", vec![Value::Number(x)])
+    /// }
+    /// ```
+    pub fn remade_by(mut self, export: &str, args: Vec<Value>) -> Task {
+        self.recipe = Some(Recipe { export: export.to_owned(), args });
+        self
     }
 
     /// A task whose result is any `T: Serialize`: a worker runs `f`, and the thread that owns
@@ -58,20 +80,21 @@ impl Task {
                 self.0.serialize(&serializer).map_err(JsValue::from)
             }
         }
-        Task { body: Box::new(move || JsOutcome::Local(Box::new(Serde(f())))) }
+        Task { body: Box::new(move || JsOutcome::Local(Box::new(Serde(f())))), recipe: None }
     }
 }
 
 /// A task that panics with `message` (to test error handling).
 #[wasm_bindgen(js_name = diagnosticsPanic)]
 pub fn diagnostics_panic(message: String) -> Task {
-    Task::new(move || panic!("{message}"))
+    let args = vec![Value::String(message.clone())];
+    Task::new(move || panic!("{message}")).remade_by("diagnosticsPanic", args)
 }
 
 /// A task that traps (crashes its worker; the pool replaces it).
 #[wasm_bindgen(js_name = diagnosticsTrap)]
 pub fn diagnostics_trap() -> Task {
-    Task::new(|| core::arch::wasm32::unreachable())
+    Task::new(|| core::arch::wasm32::unreachable()).remade_by("diagnosticsTrap", Vec::new())
 }
 
 /// A task that busy-waits for `ms` milliseconds (or until cancelled) and returns the time it
@@ -85,6 +108,7 @@ pub fn diagnostics_spin(ms: f64) -> Task {
         }
         js_sys::Date::now() - start
     })
+    .remade_by("diagnosticsSpin", vec![Value::Number(ms)])
 }
 
 /// A task that allocates and fills `bytes` bytes of the shared memory (infallibly, as any Rust
@@ -92,17 +116,19 @@ pub fn diagnostics_spin(ms: f64) -> Task {
 /// `OutOfMemoryError` and the worker lives on (`src/memory.rs`).
 #[wasm_bindgen(js_name = diagnosticsAlloc)]
 pub fn diagnostics_alloc(bytes: f64) -> Task {
+    let recipe = vec![Value::Number(bytes)];
     let bytes = bytes.max(0.0).min(usize::MAX as f64) as usize;
     Task::serde(move || {
         let block = vec![1u8; bytes];
         block.iter().map(|&b| b as f64).sum::<f64>()
     })
+    .remade_by("diagnosticsAlloc", recipe)
 }
 
 /// A task that does nothing (for overhead measurements).
 #[wasm_bindgen(js_name = diagnosticsNoop)]
 pub fn diagnostics_noop() -> Task {
-    Task::new(|| Value::Undefined)
+    Task::new(|| Value::Undefined).remade_by("diagnosticsNoop", Vec::new())
 }
 
 /// The index and incarnation id of the worker that runs it: `"index:id"`.
@@ -113,4 +139,5 @@ pub fn diagnostics_worker() -> Task {
         let id = crate::worker_loop::worker_id().unwrap_or(0);
         format!("{index}:{id}")
     })
+    .remade_by("diagnosticsWorker", Vec::new())
 }

@@ -5,6 +5,8 @@
 
 pub(crate) mod catch;
 pub(crate) mod deadlines;
+mod message;
+pub(crate) use message::Reply;
 pub(crate) mod promise;
 
 use catch::Catch;
@@ -23,6 +25,7 @@ use wasm_bindgen::JsCast;
 extern "C" {
     pub(crate) type WorkerSet;
     #[wasm_bindgen(constructor)]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         glue_url: &str,
         module: &JsValue,
@@ -30,8 +33,17 @@ extern "C" {
         shared_ptr: u32,
         name: &str,
         task_module: Option<String>,
+        mode: Mode,
         on_event: &js_sys::Function,
+        on_reply: &js_sys::Function,
     ) -> WorkerSet;
+    /// Message mode: posts a task's request to worker `index`, with the buffers its arguments
+    /// hand over (`handover`, 0: none).
+    #[wasm_bindgen(method, js_name = postTask)]
+    fn post_task(this: &WorkerSet, index: u32, request: &JsValue, handover: u32);
+    /// Message mode: the task worker `index` runs was settled by someone else (its signal).
+    #[wasm_bindgen(method, js_name = postAbort)]
+    fn post_abort(this: &WorkerSet, index: u32);
     #[wasm_bindgen(method)]
     fn spawn(this: &WorkerSet, index: u32);
     #[wasm_bindgen(method)]
@@ -51,7 +63,7 @@ extern "C" {
 
     fn schedule(ms: f64, callback: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = crossOriginIsolationProblem)]
-    fn cross_origin_isolation_problem() -> Option<String>;
+    fn cross_origin_isolation_problem(headers: &str) -> Option<String>;
     #[wasm_bindgen(js_name = setWorkerScript)]
     fn set_worker_script(url: &JsValue, spawn_web: &js_sys::Function);
 }
@@ -60,6 +72,12 @@ extern "C" {
 extern "C" {
     #[wasm_bindgen(js_name = threadMayWait)]
     fn thread_may_wait() -> bool;
+}
+
+/// Whether this page or process lets workers share the memory, or why not (the error's text,
+/// naming the headers that would isolate the page).
+pub(crate) fn isolation_problem() -> Option<String> {
+    cross_origin_isolation_problem(crate::web::errors::ISOLATION_HEADERS)
 }
 
 /// Called once by the npm package's entry: the worker script to start (see `worker.js`).
@@ -86,6 +104,28 @@ pub struct WebConfig {
     /// Absolute URL of an ES module every worker imports before it is ready; its function
     /// exports are tasks by name (`Pool.create({module})`).
     pub task_module: Option<String>,
+    /// How workers get their tasks: only the JS `Pool` picks message mode, since Rust
+    /// closures cannot run there (`BuildError::NotIsolated` instead).
+    pub(crate) mode: Mode,
+}
+
+/// How a pool's workers get their tasks (`Pool.create({mode})`, `src/README.md`, "Message
+/// mode"). wasm-bindgen hands `WorkerSet` the variant's string, `pool.mode`'s value.
+#[wasm_bindgen(skip_typescript)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Workers share the module's memory and pop the ring themselves (zero copy): needs a
+    /// cross-origin isolated page.
+    Shared = "shared",
+    /// Each worker has its own module instance; the owner pops a task for an idle worker and
+    /// posts it, the worker replies with its outcome.
+    Message = "message",
+}
+
+impl Default for Mode {
+    fn default() -> Self {
+        Mode::Shared
+    }
 }
 
 /// How a worker tells the owner thread that completions are waiting.
@@ -131,6 +171,12 @@ pub(crate) fn task_key(task: &TaskRef) -> usize {
 pub(crate) struct Main {
     pub(super) shared: Arc<Shared>,
     set: WorkerSet,
+    pub(crate) mode: Mode,
+    /// Message mode: the task each worker runs, as posted to it, and whether it was told that
+    /// its task was settled (message.rs).
+    posted: RefCell<Vec<Option<(TaskRef, bool)>>>,
+    /// Message mode: a pump is queued (a microtask) after the queue changed.
+    pump_queued: Cell<bool>,
     me: std::rc::Weak<Main>,
     /// What the owner knows of each worker, by index.
     slots: RefCell<Vec<WorkerState>>,
@@ -163,6 +209,7 @@ pub(crate) struct Main {
     /// Polling for the result of a task admitted into an idle pool (catch.rs).
     catch: Catch,
     _on_event: Closure<dyn FnMut(String, i32, JsValue)>,
+    _on_reply: Closure<dyn FnMut(u32, message::Reply, JsValue)>,
     _drain: Closure<dyn FnMut() -> bool>,
 }
 
@@ -226,17 +273,20 @@ impl Main {
     /// Checks the page or process can run a pool, starts its workers and watches the bell.
     pub(super) fn start(shared: &Arc<Shared>, config: WebConfig) -> Result<Rc<Main>, BuildError> {
         let doorbell = config.doorbell;
-        if let Some(problem) = cross_origin_isolation_problem() {
-            shared.dispatch.close();
-            return Err(BuildError::Spawn(problem));
-        }
-        if !memory_is_shared() {
-            shared.dispatch.close();
-            return Err(BuildError::MemoryNotShared);
-        }
-        if let Err(oom) = stacks_fit(shared.workers) {
-            shared.dispatch.close();
-            return Err(BuildError::OutOfMemory(oom));
+        let mode = config.mode;
+        if mode == Mode::Shared {
+            if let Some(problem) = isolation_problem() {
+                shared.dispatch.close();
+                return Err(BuildError::NotIsolated(problem));
+            }
+            if !memory_is_shared() {
+                shared.dispatch.close();
+                return Err(BuildError::MemoryNotShared);
+            }
+            if let Err(oom) = stacks_fit(shared.workers) {
+                shared.dispatch.close();
+                return Err(BuildError::OutOfMemory(oom));
+            }
         }
         // An owner thread that may block (Node's, Deno's and Bun's main threads, a worker that
         // owns a pool; not a page's thread) sleeps on a busy heap lock like the workers do,
@@ -258,6 +308,13 @@ impl Main {
                 }
             });
             let w = AssertUnwindSafe(weak.clone());
+            let on_reply = Closure::new(move |index: u32, reply: message::Reply, value: JsValue| {
+                let w = &w;
+                if let Some(main) = w.0.upgrade() {
+                    main.on_reply(index as usize, reply, value);
+                }
+            });
+            let w = AssertUnwindSafe(weak.clone());
             let drain = Closure::new(move || {
                 let w = &w;
                 w.0.upgrade().is_some_and(|main| main.drain())
@@ -270,11 +327,16 @@ impl Main {
                 Arc::as_ptr(shared) as u32,
                 "pool",
                 config.task_module.clone(),
+                mode,
                 on_event.as_ref().unchecked_ref(),
+                on_reply.as_ref().unchecked_ref(),
             );
             Main {
                 shared: shared.clone(),
                 set,
+                mode,
+                posted: RefCell::new(vec![None; shared.workers]),
+                pump_queued: Cell::new(false),
                 me: weak.clone(),
                 slots: RefCell::new(vec![WorkerState::default(); shared.workers]),
                 task_exports: RefCell::new(None),
@@ -289,8 +351,9 @@ impl Main {
                 waiting: RefCell::new(None),
                 deadlines: Rc::default(),
                 timed: RefCell::new(HashMap::new()),
-                catch: Catch::new(catch_run(weak.clone()), doorbell == Doorbell::Message && may_wait),
+                catch: Catch::new(catch_run(weak.clone()), doorbell == Doorbell::Message && may_wait && mode == Mode::Shared),
                 _on_event: on_event,
+                _on_reply: on_reply,
                 _drain: drain,
             }
         });
@@ -363,6 +426,14 @@ fn stacks_fit(n: usize) -> Result<(), crate::memory::OutOfMemory> {
 
 impl Main {
     fn spawn(&self, index: usize) {
+        if self.mode == Mode::Message {
+            let mut slots = self.slots.borrow_mut();
+            slots[index].alive = true;
+            slots[index].ready_now = false;
+            drop(slots);
+            self.set.spawn(index as u32);
+            return;
+        }
         if stacks_fit(1).is_err() {
             // A replacement for a crashed worker, with the memory full: try again shortly
             // rather than trap in the new worker.
@@ -404,6 +475,7 @@ impl Main {
                         self.fire_ready(Ok(()));
                     }
                 }
+                self.pump();
             }
             WorkerEvent::Exited => {
                 self.slots.borrow_mut()[index as usize].ready_now = false;
@@ -448,6 +520,7 @@ impl Main {
         }
         self.set.terminate(index as u32);
         clear_terminated_flag();
+        drop(self.posted.borrow_mut()[index].take());
         let task = self.shared.slots[index].try_take();
         if let Some(task) = &task {
             self.shared.settle_err(task, crate::error::TaskError::WorkerCrashed);
@@ -456,7 +529,7 @@ impl Main {
         while let Some(routed) = self.shared.dispatch.pop_route(index) {
             self.shared.settle_err(&routed, crate::error::TaskError::WorkerCrashed);
         }
-        if dead {
+        if dead && self.mode == Mode::Shared {
             self.free_dead_thread(index, task.as_ref());
         }
         if !self.slots.borrow()[index].was_ready {
@@ -537,7 +610,8 @@ impl Main {
     /// "Handovers").
     pub(crate) fn route_target(&self) -> Option<usize> {
         let d = &self.shared.dispatch;
-        if !d.lanes_empty() || d.routed() >= d.capacity() {
+        // Message mode posts a task's buffers with the task.
+        if self.mode == Mode::Message || !d.lanes_empty() || d.routed() >= d.capacity() {
             return None;
         }
         let slots = self.slots.borrow();
@@ -604,6 +678,9 @@ impl Main {
         for task in done {
             task.header().deliver();
         }
+        if self.mode == Mode::Message {
+            self.tell_settled();
+        }
         // Also without completions if submissions wait: the ring may say a slot was freed.
         if any || self.shared.delivery.waiting.load(Ordering::SeqCst) > 0 {
             let waiting = self.waiting.borrow().as_ref().and_then(std::rc::Weak::upgrade);
@@ -616,7 +693,9 @@ impl Main {
 
     /// After an admission on this thread: a catch for a caller awaiting one task at a time.
     pub(crate) fn admitted(&self) {
-        self.catch.admitted(|| self.shared.counters.in_flight());
+        if self.mode == Mode::Shared {
+            self.catch.admitted(|| self.shared.counters.in_flight());
+        }
     }
 
     /// The queued catch runs: wait briefly for the result, then drain.

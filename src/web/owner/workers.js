@@ -9,7 +9,7 @@
 // under wasm-bindgen-test) workers start on `worker/worker.js` itself (worker_threads in Node
 // refuse the blob URLs `link_to!` makes).
 
-import { countPost, OwnerHandovers } from '../transfer.js';
+import { countPost, fillHanded, OwnerHandovers } from '../transfer.js';
 import { isNode, nodeModule, syncReceive } from '../runtime.js';
 
 // The worker entry when none is registered: the snippet beside this one.
@@ -22,8 +22,12 @@ export function setWorkerScript(url, spawnWeb) {
 }
 
 export class WorkerSet {
-  constructor(glueUrl, module, memory, sharedPtr, name, taskModule, onEvent) {
+  // `mode`: 'shared' or 'message' (`Mode` in owner/mod.rs); `onReply(index, reply, value)`: a
+  // message-mode worker's outcome of its task (owner/message.rs).
+  constructor(glueUrl, module, memory, sharedPtr, name, taskModule, mode, onEvent, onReply) {
     this.glueUrl = glueUrl;
+    this.mode = mode;
+    this.onReply = onReply;
     this.taskModule = taskModule ?? null;
     this.module = module;
     this.memory = memory;
@@ -52,9 +56,12 @@ export class WorkerSet {
   }
 
   spawn(index) {
-    const posted = isNode ? new Int32Array(new SharedArrayBuffer(8)) : null;
-    const data = { ringpool: true, glueUrl: this.glueUrl, module: this.module, memory: this.memory,
-      sharedPtr: this.sharedPtr, taskModule: this.taskModule, index, posted };
+    const message = this.mode === 'message';
+    const posted = isNode && !message ? new Int32Array(new SharedArrayBuffer(8)) : null;
+    const data = message
+      ? { ringpool: true, mode: 'message', glueUrl: this.glueUrl, module: this.module, taskModule: this.taskModule, index }
+      : { ringpool: true, glueUrl: this.glueUrl, module: this.module, memory: this.memory,
+        sharedPtr: this.sharedPtr, taskModule: this.taskModule, index, posted };
     // Events of a worker that was terminated or replaced, or that come after `terminateAll`
     // (the Rust callbacks are being freed then), are dropped.
     let entry = null;
@@ -72,6 +79,7 @@ export class WorkerSet {
       // passing its kind to Rust as a string allocated in the shared heap on every ring,
       // where the owner then waited on the workers' heap lock (src/README.md, "Results back to the owner thread").
       if (msg.type === 'ring') return void this.drain();
+      if (msg.type === 'reply') return void this.onReply(index, msg.detail[0], msg.detail[1]);
       this.onEvent(msg.type, msg.index, msg.detail ?? '');
     };
     const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
@@ -164,6 +172,29 @@ export class WorkerSet {
     }
   }
 
+  // Message mode: a task for worker `index` (owner/message.rs), with the buffers its arguments
+  // hand over (handover id `handover`, 0: none), moved to it.
+  // The arguments refer to them by place (`Handed`, which a structured clone would not keep):
+  // they are put in place here and move with the message.
+  postTask(index, request, handover) {
+    const buffers = handover === 0 ? null : this.handovers.take(handover);
+    if (buffers !== null) fillHanded(request[3], buffers);
+    this.#post(index, { ringpoolTask: request }, buffers === null ? [] : buffers.filter((b) => b !== null));
+  }
+
+  // Message mode: the task worker `index` runs was settled by someone else.
+  postAbort(index) {
+    this.#post(index, { ringpoolAbort: true }, []);
+  }
+
+  #post(index, message, transfer) {
+    const entry = this.workers.get(index);
+    if (!entry) return;
+    const w = this.started.get(entry);
+    if (w !== undefined) w.postMessage(message, transfer);
+    else entry.then((w) => w.postMessage(message, transfer));
+  }
+
   terminate(index) {
     const w = this.workers.get(index);
     this.workers.delete(index);
@@ -213,15 +244,22 @@ function workerExecArgv() {
   return out;
 }
 
+// `Pool.create`'s fallback to message mode is said once per page or process.
+let warned = false;
+export function warnOnce(text) {
+  if (!warned) console.warn(text);
+  warned = true;
+}
+
 export function schedule(ms, callback) {
   return setTimeout(callback, ms);
 }
 
-export function crossOriginIsolationProblem() {
+// `headers`: how to isolate a page (ISOLATION_HEADERS in errors.rs).
+export function crossOriginIsolationProblem(headers) {
   if (isNode || typeof globalThis.crossOriginIsolated !== 'boolean') return null;
   if (globalThis.crossOriginIsolated && typeof SharedArrayBuffer === 'function') return null;
-  return 'ringpool needs a cross-origin isolated page for SharedArrayBuffer: serve it with the headers ' +
-    '"Cross-Origin-Opener-Policy: same-origin" and "Cross-Origin-Embedder-Policy: require-corp"';
+  return `this page is not cross-origin isolated, so workers cannot share ringpool's memory: ${headers}`;
 }
 
 /** The absolute URL of `Pool.create({module})`: a `URL`, an absolute URL string, or (Node) a path. */

@@ -2,37 +2,8 @@
 // compiled task functions, the task context (`this`), and `runTask`, the one call per task.
 import { taskExport, workerHandovers, workerIndex } from './worker.js';
 import { fillHanded } from '../transfer.js';
+import { cached } from './compile.js';
 
-export function compileTask(source) {
-  let f;
-  try {
-    f = new Function('return (' + source + '\n)')();
-  } catch (e) {
-    // A method of an object literal (`{ resize(img) { … } }.resize`) has method source.
-    if (!(e instanceof SyntaxError)) throw e;
-    const method = (prefix) => Object.values(new Function('return ({' + prefix + source + '\n})')())[0];
-    // JavaScriptCore prints an async method named `async` without its `async` modifier
-    // (`async(x) { await … }`), which then parses as a plain method and fails on `await`.
-    try { f = method(''); } catch { try { f = method('async '); } catch { throw e; } }
-  }
-  if (typeof f !== 'function') throw new TypeError('the task source is not a function');
-  return f;
-}
-// Compiled task functions of this worker, by submission source id and by source text. They
-// live in the worker's JS heap, so a worker that dies in a trap takes them along (a Rust
-// thread-local cache would leak its heap memory with the dead thread).
-const byId = new Map(), bySource = new Map();
-export function compileCached(id, source) {
-  let f = bySource.get(source);
-  if (f === undefined) {
-    f = compileTask(source);
-    if (bySource.size >= 256) bySource.clear();
-    bySource.set(source, f);
-  }
-  if (byId.size >= 1024) byId.clear();
-  byId.set(id, f);
-  return f;
-}
 // `this` of a task function: `signal` aborts when the task is settled by someone else
 // (cancellation, timeout, force) while it awaits; `isCancelled()` reads the task's state word
 // in shared memory (1 while running), so it works inside a synchronous loop too. A class, not
@@ -99,7 +70,7 @@ function isThenable(v) {
 // whether they are posted to this worker (else it claims them). Returns what the function
 // returned, or a `Ran` saying what else happened.
 export function runTask(id, name, addr, n, a0, a1, rest, handover, routed) {
-  const f = name === undefined ? byId.get(id) : taskExport(name);
+  const f = name === undefined ? cached(id) : taskExport(name);
   // Not found: the caller compiles it and builds the arguments again (or fails the task).
   if (typeof f !== 'function') return NOT_FOUND;
   const idx = addr >>> 2;

@@ -14,10 +14,14 @@ use crate::web::outcome::{outcome_of, thrown, JsOutcome, NOT_CAPTURED};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/web/worker/jsfn.js")]
+#[wasm_bindgen(module = "/src/web/worker/compile.js")]
 extern "C" {
     #[wasm_bindgen(js_name = compileCached, catch)]
     fn compile_cached(id: f64, source: &str) -> Result<(), JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/web/worker/jsfn.js")]
+extern "C" {
     #[wasm_bindgen(js_name = runTask)]
     #[allow(clippy::too_many_arguments)]
     fn run_task(id: f64, name: Option<&str>, addr: u32, n: u32, a0: &JsValue, a1: &JsValue, rest: &JsValue, handover: u32, routed: bool) -> JsValue;
@@ -44,6 +48,40 @@ pub(crate) enum Body {
     Named(String, Args),
     /// A `Task` made by Rust.
     Rust(RustBody),
+    /// A `Task` made by Rust, for a pool in message mode: made again on the worker from the
+    /// export that made it and its arguments (`Task::remade_by`).
+    Remade(Recipe),
+}
+
+/// The `#[wasm_bindgen]` export (its JS name) that made a Rust `Task`, and its arguments.
+#[derive(Clone, Debug)]
+pub(crate) struct Recipe {
+    pub(crate) export: String,
+    pub(crate) args: Vec<Value>,
+}
+
+/// What a request to a worker of a message-mode pool runs (`worker/posted.js` reads it);
+/// wasm-bindgen hands JS the variant's string.
+#[wasm_bindgen(skip_typescript)]
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Request {
+    /// A JS function: `[kind, source id, source, args, handover]`.
+    Source = "source",
+    /// An export of the task module: `[kind, name, null, args, handover]`.
+    Named = "named",
+    /// A Rust `Task` made again by its export: `[kind, export, null, args, 0]`.
+    Remade = "remade",
+}
+
+/// The handover id of a request `Body::remote` made (0: none).
+pub(crate) fn request_handover(request: &JsValue) -> u32 {
+    js_sys::Reflect::get_u32(request, 4).ok().and_then(|v| v.as_f64()).unwrap_or(0.0) as u32
+}
+
+fn request(kind: Request, what: JsValue, source: JsValue, args: &[Value], handover: u32) -> JsValue {
+    let args: Array = args.iter().map(to_js).collect();
+    let kind: JsValue = kind.into();
+    Array::of5(&kind, &what, &source, &args, &handover.into()).into()
 }
 
 /// What a Rust-made task runs on a worker.
@@ -55,7 +93,20 @@ impl crate::task::Body<JsOutcome, JsOutcome, JsValue> for Body {
             Body::Source(source, args) => run(source.id, &source.text, args.as_slice(), args.handover),
             Body::Named(name, args) => run_named(&name, args.as_slice(), args.handover),
             Body::Rust(f) => Ran::Returned(f()),
+            Body::Remade(_) => unreachable!("a message-mode body is only posted"),
         }
+    }
+
+    /// The request a worker of a message-mode pool runs (owner/message.rs posts it).
+    fn remote(self) -> Result<JsValue, Self> {
+        Ok(match self {
+            Body::Source(source, args) => {
+                request(Request::Source, source.id.into(), source.text.as_str().into(), args.as_slice(), args.handover.id)
+            }
+            Body::Named(name, args) => request(Request::Named, name.into(), JsValue::NULL, args.as_slice(), args.handover.id),
+            Body::Remade(recipe) => request(Request::Remade, recipe.export.into(), JsValue::NULL, &recipe.args, 0),
+            Body::Rust(f) => return Err(Body::Rust(f)),
+        })
     }
 
     /// A JS function's promise settled: its outcome is the task's result.
@@ -118,31 +169,38 @@ fn run(id: f64, source: &str, args: &[Value], handover: Handover) -> Ran<JsOutco
         Some(ran) => ran,
         None => match compile_cached(id, source) {
             Ok(_) => call(id, None, args, handover).expect("the function was just cached"),
-            Err(e) => {
-                let detail = match thrown(&e, false) {
-                    JsOutcome::Thrown(v) => v,
-                    _ => Value::Undefined,
-                };
-                let message = match &detail {
-                    Value::Error { name, message, .. } => format!("{name}: {message}"),
-                    other => format!("{other:?}"),
-                };
-                let hint = if matches!(&detail, Value::Error { name, .. } if name == "EvalError") {
-                    "JS-function tasks are compiled from source like eval, which this page's Content-Security-Policy \
-                     forbids; load your tasks with Pool.create({ module: url }) and submit them by export name"
-                } else {
-                    NOT_CAPTURED
-                };
-                Ran::Failed(thrown_type_error(format!("the task function does not compile in the worker ({message}); {hint}")))
-            }
+            Err(e) => Ran::Failed(does_not_compile(&e)),
         },
     }
 }
 
+/// The task function's source did not compile in a worker (`e`: what compiling threw).
+pub(crate) fn does_not_compile(e: &JsValue) -> JsOutcome {
+    let detail = match thrown(e, false) {
+        JsOutcome::Thrown(v) => v,
+        _ => Value::Undefined,
+    };
+    let message = match &detail {
+        Value::Error { name, message, .. } => format!("{name}: {message}"),
+        other => format!("{other:?}"),
+    };
+    let hint = if matches!(&detail, Value::Error { name, .. } if name == "EvalError") {
+        "JS-function tasks are compiled from source like eval, which this page's Content-Security-Policy \
+         forbids; load your tasks with Pool.create({ module: url }) and submit them by export name"
+    } else {
+        NOT_CAPTURED
+    };
+    thrown_type_error(format!("the task function does not compile in the worker ({message}); {hint}"))
+}
+
+/// The task module has no function export `name` in the worker.
+pub(crate) fn no_export(name: &str) -> JsOutcome {
+    thrown_type_error(format!("the task module has no function export named {name:?} in this worker"))
+}
+
 /// The body of a task given by name: that export of the task module, run on a worker.
 fn run_named(name: &str, args: &[Value], handover: Handover) -> Ran<JsOutcome, JsValue> {
-    call(0.0, Some(name), args, handover)
-        .unwrap_or_else(|| Ran::Failed(thrown_type_error(format!("the task module has no function export named {name:?} in this worker"))))
+    call(0.0, Some(name), args, handover).unwrap_or_else(|| Ran::Failed(no_export(name)))
 }
 
 fn thrown_type_error(message: String) -> JsOutcome {

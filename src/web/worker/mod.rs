@@ -9,6 +9,15 @@ use crate::sync::Arc;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
+// The message-mode worker (`posted.js`) is started by `worker.js`, never from Rust; binding it
+// here is what makes wasm-bindgen ship the file (it copies only the snippets Rust names).
+#[wasm_bindgen(module = "/src/web/worker/posted.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = runPosted)]
+    #[allow(dead_code)]
+    fn run_posted();
+}
+
 /// This thread's part of its pool between the calls `worker.js` makes: the pool, and the task
 /// whose body waits for the promise the entry returned, until `ringpool_worker_resume`.
 struct WorkerThread {
@@ -84,6 +93,38 @@ pub fn worker_resume(index: u32, ok: bool, value: JsValue) {
     let suspended = WORKER.with(|w| w.borrow_mut().as_mut().and_then(|w| Some((w.suspended.take()?, w.shared.clone()))));
     if let Some((task, shared)) = suspended {
         let (outcome, failed) = crate::web::outcome::outcome_of(ok, &value);
-        shared.resume(index as usize, task, outcome, failed);
+        shared.resume(index as usize, task, Ok(outcome), failed);
+    }
+}
+
+/// Message mode, on a worker with its own module instance (`posted.js`): runs a Rust `Task`
+/// that its export made again here (`Task::remade_by`), as worker `index`. Returns
+/// `[reply, value]`, the reply the owner reads (`Reply` in owner/message.rs).
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __ringpoolRunRemade, skip_typescript)]
+pub fn run_remade(task: JsValue, index: u32) -> JsValue {
+    use wasm_bindgen::convert::TryFromJsValue;
+    let task = crate::web::api::task::Task::try_from_js_value(task).expect("the export named by Task::remade_by makes a Task");
+    crate::memory::install_backstop();
+    crate::panic::install_hook();
+    if crate::worker_loop::worker_index() != Some(index as usize) {
+        crate::worker_loop::enter_worker(index as usize);
+    }
+    let body = task.body;
+    use crate::web::owner::Reply;
+    let pair = |reply: Reply, value: JsValue| -> JsValue { js_sys::Array::of2(&reply.into(), &value).into() };
+    match crate::panic::catch(body) {
+        Ok(outcome) => match crate::web::outcome::outcome_to_js(outcome) {
+            Ok(value) => pair(Reply::Returned, value),
+            Err(thrown) => pair(Reply::Threw, thrown),
+        },
+        Err(crate::error::TaskError::OutOfMemory(oom)) => {
+            let n = |v: usize| JsValue::from(v as f64);
+            pair(Reply::OutOfMemory, js_sys::Array::of3(&n(oom.needed), &n(oom.in_use), &n(oom.maximum)).into())
+        }
+        Err(crate::error::TaskError::Panicked { message, location }) => {
+            pair(Reply::Panicked, js_sys::Array::of2(&message.into(), &location.map_or(JsValue::NULL, JsValue::from)).into())
+        }
+        Err(other) => pair(Reply::Threw, crate::web::errors::task_error_to_js(&other)),
     }
 }

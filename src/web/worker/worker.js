@@ -4,6 +4,7 @@
 
 import { WorkerHandovers } from '../transfer.js';
 import { isNode, nodeModule, syncReceive } from '../runtime.js';
+import { runPosted } from './posted.js';
 
 // This worker, once it runs (`runWorker`): its index, its task module (`Pool.create({module})`,
 // whose exports are tasks by name), its handovers (transfer.js) and how it posts to the owner.
@@ -28,6 +29,7 @@ export function postDoorbell() {
 // `listen(handler)`: receives the owner's messages after the start-up one (handovers).
 // `receiveNow()` (Node): the next queued message, or undefined, without an event-loop turn.
 async function runWorker(data, postToMain, close, listen, receiveNow = null) {
+  const message = data.mode === 'message';
   const onMessage = (m) => {
     const list = m?.ringpoolHandovers;
     if (list !== undefined) for (const [id, buffers, drop] of list) handovers.arrived(id, buffers, drop);
@@ -38,9 +40,10 @@ async function runWorker(data, postToMain, close, listen, receiveNow = null) {
     onMessage(m);
     return true;
   });
-  const handovers = new WorkerHandovers((id) => postToMain({ type: 'claim', index: data.index, detail: id }), receiveOne, data.posted);
+  const handovers = message ? null
+    : new WorkerHandovers((id) => postToMain({ type: 'claim', index: data.index, detail: id }), receiveOne, data.posted);
   here = { index: data.index, taskModule: null, handovers, post: postToMain };
-  listen(onMessage);
+  if (!message) listen(onMessage);
   // The task module first: a module that does not load costs no wasm thread state.
   let exportNames = [];
   if (data.taskModule) {
@@ -56,10 +59,16 @@ async function runWorker(data, postToMain, close, listen, receiveNow = null) {
     exportNames = Object.keys(taskModule).filter((k) => typeof taskModule[k] === 'function');
     here.taskModule = taskModule;
   }
+  // The entry script's own copy of the glue when it has one (a bundled worker chunk).
+  const loadGlue = async () => globalThis.__ringpoolGlue ?? await import(/* @vite-ignore */ data.glueUrl);
+  if (message) {
+    runPosted(data, postToMain, listen, close, here.taskModule, loadGlue);
+    postToMain({ type: 'ready', index: data.index, detail: { exports: exportNames } });
+    return;
+  }
   let wasm;
   try {
-    // The entry script's own copy of the glue when it has one (a bundled worker chunk).
-    const glue = globalThis.__ringpoolGlue ?? await import(/* @vite-ignore */ data.glueUrl);
+    const glue = await loadGlue();
     wasm = glue.initSync({ module: data.module, memory: data.memory });
     // Raw exports (numbers only), before this thread makes any externref.
     wasm.ringpool_worker_start(wasm.__tls_base.value, wasm.__stack_alloc.value);
