@@ -49,11 +49,12 @@ pub(crate) trait Backend: Sized + Clone + 'static {
     /// `BuildError` when the platform cannot (memory not shared, no cross-origin isolation,
     /// out of memory). A refusal closes the queue first.
     fn start(shared: &Arc<Shared<Self>>, config: Self::Config) -> Result<Self, BuildError>;
-    /// A task was admitted on the owner thread (the web owner may catch its result).
+    /// A task was admitted on the owner thread (the web owner may catch its result, or give
+    /// the workers it drives their turns).
     fn admitted(&self);
-    /// The queue changed on the owner thread: tasks were admitted (`offer`, a broadcast) or
-    /// admission closed. Workers that wait on the queue see it themselves; workers the owner
-    /// drives (the web's message mode, `Shared::turn`) are given their turns here.
+    /// The queue changed on the owner thread otherwise: a broadcast was admitted, or admission
+    /// closed. Workers that wait on the queue see it themselves; workers the owner drives (the
+    /// web's message mode, `Shared::turn`) are given their turns here.
     fn queue_changed(&self) {}
     /// The point `after` from now.
     fn deadline(&self, after: Duration) -> Self::Deadline;

@@ -218,7 +218,6 @@ impl<B: Backend> WorkerPool<B> {
             self.watch(&(task.clone() as TaskRef<B>), options);
         }
         self.backend.admitted();
-        self.backend.queue_changed();
         let task: Arc<dyn Output<T>> = task;
         Ok(TaskHandle { task })
     }

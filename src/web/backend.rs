@@ -102,7 +102,9 @@ impl Backend for Web {
 
     /// Message mode: the owner pops for the workers (owner/message.rs).
     fn queue_changed(&self) {
-        self.main.queue_pump();
+        if self.main.mode == crate::web::owner::Mode::Message {
+            self.main.queue_pump();
+        }
     }
 
     fn deadline(&self, after: Duration) -> f64 {

@@ -46,11 +46,11 @@ extern "C" {
 }
 
 impl Main {
-    /// The queue changed (an admission, a close): the workers get their turns once this turn's
+    /// The queue changed (an admission, a broadcast, a close): the workers get their turns once this turn's
     /// synchronous code has run, so that a submission has detached its handed-over buffers
     /// first, and a burst of submissions is handed out in one go.
     pub(crate) fn queue_pump(&self) {
-        if self.mode == Mode::Message && !self.pump_queued.replace(true) {
+        if !self.pump_queued.replace(true) {
             // A closure of its own, not one `Main` holds: the pool may be gone when it runs.
             let me = AssertUnwindSafe(self.me.clone());
             queue_microtask(Closure::once_into_js(move || {
@@ -63,29 +63,33 @@ impl Main {
         }
     }
 
-    /// Gives every idle, ready worker its turns until each has a task or nothing is left; a
-    /// worker whose turn finds the pool closed and drained is ended.
+    /// Gives every idle, ready worker its turn.
     pub(crate) fn pump(&self) {
+        for index in 0..self.shared.workers {
+            self.take_turn(index);
+        }
+    }
+
+    /// Worker `index`, if it is ready and has no task, takes its next one, which is posted to
+    /// it; a worker whose turn finds the pool closed and drained is ended.
+    pub(crate) fn take_turn(&self, index: usize) {
         if self.mode != Mode::Message {
             return;
         }
-        for index in 0..self.shared.workers {
-            let idle = {
-                let slots = self.slots.borrow();
-                slots[index].alive && slots[index].ready_now && self.posted.borrow()[index].is_none()
-            };
-            if !idle {
-                continue;
+        let idle = {
+            let slots = self.slots.borrow();
+            slots[index].alive && slots[index].ready_now && self.posted.borrow()[index].is_none()
+        };
+        if !idle {
+            return;
+        }
+        match self.shared.turn(index) {
+            Turn::Posted(task, request) => {
+                self.posted.borrow_mut()[index] = Some((task, false));
+                self.set.post_task(index as u32, &request);
             }
-            match self.shared.turn(index) {
-                Turn::Posted(task, request) => {
-                    let handover = crate::web::worker::jsfn::request_handover(&request);
-                    self.posted.borrow_mut()[index] = Some((task, false));
-                    self.set.post_task(index as u32, &request, handover);
-                }
-                Turn::Idle => {}
-                Turn::Exited => self.on_event(index as i32, super::WorkerEvent::Exited),
-            }
+            Turn::Idle => {}
+            Turn::Exited => self.on_event(index as i32, super::WorkerEvent::Exited),
         }
     }
 
@@ -93,9 +97,10 @@ impl Main {
     pub(super) fn on_reply(&self, index: usize, reply: Reply, value: JsValue) {
         let Some((task, _)) = self.posted.borrow_mut().get_mut(index).and_then(Option::take) else { return };
         let (result, failed) = match reply {
-            Reply::Returned => match outcome_of(true, &value) {
-                (outcome, failed) => (Ok(outcome), failed),
-            },
+            Reply::Returned => {
+                let (outcome, failed) = outcome_of(true, &value);
+                (Ok(outcome), failed)
+            }
             Reply::Threw => (Ok(outcome_of(false, &value).0), true),
             Reply::ThrewError => {
                 let text = |i: u32| js_sys::Reflect::get_u32(&value, i).ok().and_then(|v| v.as_string()).unwrap_or_default();
@@ -117,8 +122,13 @@ impl Main {
             }
             Reply::__Invalid => return,
         };
+        // The drain below takes the completion: it rings no bell meanwhile (catch.rs's
+        // protocol, `Completions::begin_catch`).
+        let head = &self.shared.delivery.head;
+        head.begin_catch();
         self.shared.resume(index, task, result, failed);
-        self.pump();
+        head.end_catch();
+        self.take_turn(index);
         self.drain();
     }
 

@@ -38,9 +38,9 @@ extern "C" {
         on_reply: &js_sys::Function,
     ) -> WorkerSet;
     /// Message mode: posts a task's request to worker `index`, with the buffers its arguments
-    /// hand over (`handover`, 0: none).
+    /// hand over.
     #[wasm_bindgen(method, js_name = postTask)]
-    fn post_task(this: &WorkerSet, index: u32, request: &JsValue, handover: u32);
+    fn post_task(this: &WorkerSet, index: u32, request: &JsValue);
     /// Message mode: the task worker `index` runs was settled by someone else (its signal).
     #[wasm_bindgen(method, js_name = postAbort)]
     fn post_abort(this: &WorkerSet, index: u32);
@@ -173,7 +173,9 @@ pub(crate) struct Main {
     set: WorkerSet,
     pub(crate) mode: Mode,
     /// Message mode: the task each worker runs, as posted to it, and whether it was told that
-    /// its task was settled (message.rs).
+    /// its task was settled (message.rs). The owner's counterpart of a shared worker's own
+    /// reference to its task: the core's slot (`WorkerSlot`) may be emptied meanwhile (a forced
+    /// shutdown), and the reply must still finish the task's run.
     posted: RefCell<Vec<Option<(TaskRef, bool)>>>,
     /// Message mode: a pump is queued (a microtask) after the queue changed.
     pump_queued: Cell<bool>,
@@ -426,15 +428,8 @@ fn stacks_fit(n: usize) -> Result<(), crate::memory::OutOfMemory> {
 
 impl Main {
     fn spawn(&self, index: usize) {
-        if self.mode == Mode::Message {
-            let mut slots = self.slots.borrow_mut();
-            slots[index].alive = true;
-            slots[index].ready_now = false;
-            drop(slots);
-            self.set.spawn(index as u32);
-            return;
-        }
-        if stacks_fit(1).is_err() {
+        let shared_memory = self.mode == Mode::Shared;
+        if shared_memory && stacks_fit(1).is_err() {
             // A replacement for a crashed worker, with the memory full: try again shortly
             // rather than trap in the new worker.
             let me = AssertUnwindSafe(self.me.clone());
@@ -446,15 +441,17 @@ impl Main {
             }));
             return;
         }
-        // The worker's `Arc::from_raw` takes over this count.
-        std::mem::forget(self.shared.clone());
         let mut slots = self.slots.borrow_mut();
         slots[index].alive = true;
         slots[index].ready_now = false;
         slots[index].thread_memory = None;
         drop(slots);
-        // The new thread reads the pool's state first thing (`worker_entry`).
-        crate::web::growth::publish();
+        if shared_memory {
+            // The worker's `Arc::from_raw` takes over this count.
+            std::mem::forget(self.shared.clone());
+            // The new thread reads the pool's state first thing (`worker_entry`).
+            crate::web::growth::publish();
+        }
         self.set.spawn(index as u32);
     }
 
@@ -475,7 +472,7 @@ impl Main {
                         self.fire_ready(Ok(()));
                     }
                 }
-                self.pump();
+                self.take_turn(i);
             }
             WorkerEvent::Exited => {
                 self.slots.borrow_mut()[index as usize].ready_now = false;
@@ -691,9 +688,12 @@ impl Main {
         !self.shared.is_stopped()
     }
 
-    /// After an admission on this thread: a catch for a caller awaiting one task at a time.
+    /// After an admission on this thread: a catch for a caller awaiting one task at a time, or
+    /// in message mode the workers' turns (message.rs).
     pub(crate) fn admitted(&self) {
-        if self.mode == Mode::Shared {
+        if self.mode == Mode::Message {
+            self.queue_pump();
+        } else {
             self.catch.admitted(|| self.shared.counters.in_flight());
         }
     }

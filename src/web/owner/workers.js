@@ -172,11 +172,12 @@ export class WorkerSet {
     }
   }
 
-  // Message mode: a task for worker `index` (owner/message.rs), with the buffers its arguments
-  // hand over (handover id `handover`, 0: none), moved to it.
+  // Message mode: a task for worker `index` (owner/message.rs), `[kind, what, source, args,
+  // handover]` (`Request` in jsfn.rs), with the buffers of handover id `handover` (0: none).
   // The arguments refer to them by place (`Handed`, which a structured clone would not keep):
   // they are put in place here and move with the message.
-  postTask(index, request, handover) {
+  postTask(index, request) {
+    const handover = request[4];
     const buffers = handover === 0 ? null : this.handovers.take(handover);
     if (buffers !== null) fillHanded(request[3], buffers);
     this.#post(index, { ringpoolTask: request }, buffers === null ? [] : buffers.filter((b) => b !== null));

@@ -73,11 +73,6 @@ enum Request {
     Remade = "remade",
 }
 
-/// The handover id of a request `Body::remote` made (0: none).
-pub(crate) fn request_handover(request: &JsValue) -> u32 {
-    js_sys::Reflect::get_u32(request, 4).ok().and_then(|v| v.as_f64()).unwrap_or(0.0) as u32
-}
-
 fn request(kind: Request, what: JsValue, source: JsValue, args: &[Value], handover: u32) -> JsValue {
     let args: Array = args.iter().map(to_js).collect();
     let kind: JsValue = kind.into();
