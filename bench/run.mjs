@@ -52,6 +52,10 @@ const node = await (await import('./node.mjs')).run();
 console.log('\n== browser: ringpool vs workerpool vs a postMessage pool ==');
 const browser = await (await import('./browser.mjs')).run();
 
+// 3b. Message mode: a page without isolation headers, ringpool vs workerpool.
+console.log('\n== browser, message mode: ringpool vs workerpool on a page without isolation headers ==');
+const message = await (await import('./message.mjs')).run();
+
 // 4. The demo's blur in all four modes (one page load).
 console.log('\n== demo: 4096×4096 blur radius 8 via window.demo.run ==');
 sh(process.execPath, ['bench/demo.mjs'], { stdio: 'inherit' });
@@ -84,6 +88,7 @@ const targets = [
     const r = browser.payload.arg[n];
     return [`Chromium ${n / 1024} KiB argument vs workerpool (best of by value / transfer)`, Math.max(r.ringpool, r['ringpool (transfer)']) / r.workerpool, '≥ 1.5×', (x) => x >= 1.5];
   }),
+  ...Object.entries(message.rows).map(([row, v]) => [`Chromium message mode (no isolation headers) ${row} vs workerpool`, v.ringpool / v.workerpool, '≥ 1.0×', (r) => r >= 1]),
   ['Node ~100 µs CPU tasks vs piscina', sc.cpu.ringpool.tasksPerSec / sc.cpu.piscina.tasksPerSec, '≥ 2×', (r) => r >= 2],
   ['Node ~40 µs CPU tasks vs piscina', sc.cpu40.ringpool.tasksPerSec / sc.cpu40.piscina.tasksPerSec, '≥ 2×', (r) => r >= 2],
   ...node.roundtrip.workers.map((w, i) => [`Node round trip p50 vs piscina, ${w} worker${w > 1 ? 's' : ''}`,
@@ -94,7 +99,7 @@ console.log('\n== targets ==');
 for (const t of targets) console.log(`${t.met ? 'met    ' : 'NOT MET'}  ${t.name}: ${t.value.toFixed(2)}× (target ${t.target})${t.met ? '' : `: ${t.verdict}`}`);
 
 // Files.
-const results = { machine, native, nativePaired: paired, node, browser, demo, targets };
+const results = { machine, native, nativePaired: paired, node, browser, message, demo, targets };
 writeFileSync(here('./results.json'), JSON.stringify(results, null, 2) + '\n');
 mkdirSync(here('./charts/'), { recursive: true });
 const chart = (file, svg) => writeFileSync(here(`./charts/${file}`), svg + '\n');
@@ -163,6 +168,12 @@ ${table(['peer', ...node.scaling.workers.map((w) => `${w} worker${w > 1 ? 's' : 
 **Chromium, no-op task** (${browser.workers} workers, 64 in flight)
 
 ${nodeTable(browser.results, 'workerpool')}
+
+**Chromium, message mode** (a page served without isolation headers, so \`crossOriginIsolated\` is false and ringpool posts each task; ${message.workers} workers, 64 in flight; the transfer bodies sum every byte; ~40 µs = ${message.workRounds} rounds of an LCG), tasks/s
+
+${table(['task', 'ringpool', 'workerpool', 'ringpool / workerpool'], Object.entries(message.rows).map(([row, v]) => [row, Math.round(v.ringpool).toLocaleString('en-US'), Math.round(v.workerpool).toLocaleString('en-US'), ratio(v.ringpool, v.workerpool)]))}
+
+What message mode costs in download: ${message.download.files.map((f) => `\`${f}\``).join(', ')}, ${message.download.bytes.toLocaleString('en-US')} B (${message.download.gzip.toLocaleString('en-US')} B gzip) of the package's ${message.download.packageGzip.toLocaleString('en-US')} B gzip JS and wasm. One build serves both modes: the engines create the module's shared memory on a page without isolation too, so no second, non-shared build is needed; a message-mode worker fetches nothing more for JS tasks and instantiates the module once, for its first Rust task.
 
 **Demo** (${demo.size}×${demo.size}, Gaussian blur radius ${demo.radius}, tiles of ${demo.tileRows} rows, ${demo.cores} cores; ${demo.rounds} rounds, js ${demo.jsRounds}; speed-ups are medians of ratios within a round)
 

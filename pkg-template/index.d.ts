@@ -243,24 +243,35 @@ export type Pixels = Uint8Array | Uint8ClampedArray;
 /** What an `image.*` task resolves with: its worker, start and end (ms on `performance.timeOrigin + performance.now()`), and how many tasks waited in the queue as it started. */
 export interface TileReport { worker: number; start: number; end: number; queued: number; }
 
+/** What a by-value `image.*` task (`dst` null) resolves with: its worker, start and end, and the band's new rows (`(y1 - y0) * width * 4` bytes). */
+export interface BandPixels { worker: number; start: number; end: number; pixels: Uint8Array; }
+
 /**
- * Rust image kernels, one row band `[y0, y1)` per task. Views must come from `pool.alloc`;
- * `src` and `dst` must not overlap (except grayscale in place). Bad sizes, radii, amounts or
- * bands throw `RangeError`, views that are not pool memory `TypeError`, when the task is made.
+ * Rust image kernels, one row band `[y0, y1)` per task. With `dst` a view, both views must
+ * come from `pool.alloc` (shared mode) and must not overlap (except grayscale in place). With
+ * `dst` null, `src` is a plain array sent by value: the task copies only the rows the band
+ * reads and resolves with the band's rows as `pixels`; this form runs in message mode too.
+ * Bad sizes, radii, amounts or bands throw `RangeError`, bad views or arrays `TypeError`, when
+ * the task is made.
  */
 export declare const image: {
   /** In place: `grayscale(view, width, height, y0, y1)`, or `grayscale(src, dst, width, height, y0, y1)`. */
   grayscale(view: Pixels, width: number, height: number, y0: number, y1: number): Task<TileReport>;
   grayscale(src: Pixels, dst: Pixels, width: number, height: number, y0: number, y1: number): Task<TileReport>;
+  grayscale(src: Pixels, dst: null, width: number, height: number, y0: number, y1: number): Task<BandPixels>;
   /** Gaussian blur, σ = radius / 2, radius 1..=64. */
   blur(src: Pixels, dst: Pixels, width: number, height: number, radius: number, y0: number, y1: number): Task<TileReport>;
+  blur(src: Pixels, dst: null, width: number, height: number, radius: number, y0: number, y1: number): Task<BandPixels>;
   /** Unsharp mask: `src + amount · (src − blur(src))`, radius 1..=64, amount 0..=16. */
   sharpen(src: Pixels, dst: Pixels, width: number, height: number, radius: number, amount: number, y0: number, y1: number): Task<TileReport>;
+  sharpen(src: Pixels, dst: null, width: number, height: number, radius: number, amount: number, y0: number, y1: number): Task<BandPixels>;
   /** Sobel edge magnitude of the luma, as gray. */
   sobel(src: Pixels, dst: Pixels, width: number, height: number, y0: number, y1: number): Task<TileReport>;
+  sobel(src: Pixels, dst: null, width: number, height: number, y0: number, y1: number): Task<BandPixels>;
   /** 3 × 3 emboss. */
   emboss(src: Pixels, dst: Pixels, width: number, height: number, y0: number, y1: number): Task<TileReport>;
-  /** Fills `view` with the demo's deterministic sample picture. */
+  emboss(src: Pixels, dst: null, width: number, height: number, y0: number, y1: number): Task<BandPixels>;
+  /** Fills `view` (a pool view or a plain array) with the demo's deterministic sample picture. */
   sample(view: Pixels, width: number, height: number): void;
   /** FNV-1a (32 bit) of the bytes. */
   checksum(bytes: Uint8Array | Uint8ClampedArray): number;

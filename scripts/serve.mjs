@@ -65,4 +65,4 @@ createServer(async (req, res) => {
     res.writeHead(404, { 'Content-Type': 'text/plain' });
     res.end('not found');
   }
-}).listen(port, host, () => console.log(`ringpool demo: http://${host}:${port}/`));
+}).listen(port, host, () => console.log(`ringpool demo: http://${host}:${port}/ (and without isolation headers, in message mode: http://${host}:${port}${bare}/)`));

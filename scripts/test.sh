@@ -80,25 +80,26 @@ cp tests/node/*.mjs "$scratch/test/"
 )
 fi
 
+# The behaviour files again with every pool in message mode, as on a page that is not
+# cross-origin isolated: each file imports tests/node/message-mode.mjs first. Tests that need
+# shared memory skip by name (helpers.mjs, needsShared). node-cli.test.mjs starts Node itself.
+message_files() {
+  [ -d target/npm-scratch/node_modules/ringpool ] || { echo "message mode: run the node suite first (it installs the package into target/npm-scratch)"; return 1; }
+  (
+    cd target/npm-scratch
+    rm -rf test-message && mkdir -p test-message
+    cp ../../tests/node/*.mjs test-message/
+    for f in ../../tests/node/*.test.mjs; do
+      case "$f" in */node-cli.test.mjs) rm -f "test-message/node-cli.test.mjs"; continue ;; esac
+      { echo "import './message-mode.mjs';"; cat "$f"; } > "test-message/$(basename "$f")"
+    done
+  )
+}
+
 if want node-message; then
-section "node, message mode: behaviour files with every pool in message mode (tests/node/message-mode.mjs), against the installed package"
-[ -d target/npm-scratch/node_modules/ringpool ] || { echo "node-message: run the node suite first (it installs the package into target/npm-scratch)"; exit 1; }
-# The files whose tests pass in message mode as they are (tests/node/message-files.txt; the
-# browsers run them on a page without isolation headers). The others still instrument their
-# tasks with pool memory (gates, flags), which message mode does not have; they are being moved
-# to helpers.mjs's gate, which works in both modes (issue 39).
-message_files=$(cat tests/node/message-files.txt)
-(
-  cd target/npm-scratch
-  rm -rf test-message && mkdir -p test-message
-  cp ../../tests/node/*.mjs test-message/
-  files=
-  for f in $message_files; do
-    { echo "import './message-mode.mjs';"; cat "../../tests/node/$f.test.mjs"; } > "test-message/$f.test.mjs"
-    files="$files test-message/$f.test.mjs"
-  done
-  node --test --test-timeout=180000 $files
-)
+section "node, message mode: every behaviour file with every pool in message mode (tests/node/message-mode.mjs), against the installed package"
+message_files
+(cd target/npm-scratch && node --test --test-timeout=180000 test-message/*.test.mjs)
 fi
 
 if want app; then
@@ -108,53 +109,57 @@ fi
 
 # Deno and Bun run the behaviour files against the package the node section installed.
 # node-cli.test.mjs starts `node` itself with Node's command-line forms: Node only.
+# $1: the folder of test files in target/npm-scratch (test, or test-message for message mode).
 deno_suite() {
+  local dir=${1:-test} log=deno-${1:-test}.log
   [ -x node_modules/.bin/deno ] || { echo "deno: node_modules/.bin/deno is missing; run npm install (the dev dependency deno brings its binary)"; return 1; }
   echo "skipped in Deno: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
   [ -d target/npm-scratch/node_modules/ringpool ] || { echo "deno: run the node suite first (it installs the package into target/npm-scratch)"; return 1; }
   (
     cd target/npm-scratch
-    files=$(ls test/*.test.mjs | grep -v '/node-cli\.test\.mjs$')
+    files=$(ls "$dir"/*.test.mjs | grep -v '/node-cli\.test\.mjs$')
     # Bounded as a whole (deno test has no per-test limit): a hang fails the check below.
-    timeout 900 ../../node_modules/.bin/deno test --allow-all --no-check $files 2>&1 | tee ../deno-test.log | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^(ok|FAILED) \|| FAILED|^error' || true
+    timeout 900 ../../node_modules/.bin/deno test --allow-all --no-check $files 2>&1 | tee "../$log" | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^(ok|FAILED) \|| FAILED|^error' || true
   )
   # Every file passed, and nothing uncaught was printed (a worker's error would not fail a test).
-  if ! sed 's/\x1b\[[0-9;]*m//g' target/deno-test.log | grep -qE '^ok \| [0-9]+ passed \| 0 failed'; then
-    echo "deno: tests failed, or ran past 15 minutes (target/deno-test.log)"
+  if ! sed 's/\x1b\[[0-9;]*m//g' "target/$log" | grep -qE '^ok \| [0-9]+ passed \| 0 failed'; then
+    echo "deno: tests failed, or ran past 15 minutes (target/$log)"
     return 1
   fi
-  if grep -q 'Uncaught' target/deno-test.log; then
-    grep 'Uncaught' target/deno-test.log | head -5
-    echo "deno: an uncaught error was printed (target/deno-test.log)"
+  if grep -q 'Uncaught' "target/$log"; then
+    grep 'Uncaught' "target/$log" | head -5
+    echo "deno: an uncaught error was printed (target/$log)"
     return 1
   fi
 }
 # One process per file, as node --test runs them.
 bun_suite() {
+  local dir=${1:-test} log=bun-${1:-test}.log
   [ -x node_modules/.bin/bun ] || { echo "bun: node_modules/.bin/bun is missing; run npm install (the dev dependency bun brings its binary)"; return 1; }
   echo "skipped in Bun: node-cli.test.mjs (it tests how Node's own command line starts the workers)"
   [ -d target/npm-scratch/node_modules/ringpool ] || { echo "bun: run the node suite first (it installs the package into target/npm-scratch)"; return 1; }
   (
     cd target/npm-scratch
-    : > ../bun-test.log
+    : > "../$log"
     bun_failed=0 bun_passed=0
-    for f in $(ls test/*.test.mjs | grep -v '/node-cli\.test\.mjs$'); do
+    for f in $(ls "$dir"/*.test.mjs | grep -v '/node-cli\.test\.mjs$'); do
       out=$(../../node_modules/.bin/bun test --timeout 180000 "$f" 2>&1) || bun_failed=$((bun_failed + 1))
-      printf '%s\n' "$out" >> ../bun-test.log
+      printf '%s\n' "$out" >> "../$log"
       if printf '%s' "$out" | grep -q 'Uncaught'; then echo "bun: $f printed an uncaught error"; bun_failed=$((bun_failed + 1)); fi
       n=$(printf '%s\n' "$out" | sed -n 's/^ *\([0-9]*\) pass$/\1/p')
       bun_passed=$((bun_passed + ${n:-0}))
       printf '%s\n' "$out" | grep -E '^\(fail\)' || true
     done
-    echo "bun: $bun_passed passed, $bun_failed files failed (target/bun-test.log)"
+    echo "bun: $bun_passed passed, $bun_failed files failed (target/$log)"
     [ "$bun_failed" = 0 ] && [ "$bun_passed" -gt 0 ]
   )
 }
 runtimes=()
-want deno && runtimes+=(deno deno_suite)
-want bun && runtimes+=(bun bun_suite)
+want deno && runtimes+=(deno "deno_suite test" deno-message "deno_suite test-message")
+want bun && runtimes+=(bun "bun_suite test" bun-message "bun_suite test-message")
+if want deno || want bun; then message_files; fi
 if [ ${#runtimes[@]} -gt 0 ]; then
-section "deno, then bun: the behaviour files in Deno and in Bun (npm packages deno and bun), against the same installed package"
+section "deno, then bun: the behaviour files in Deno and in Bun (npm packages deno and bun), against the same installed package, in shared mode and in message mode"
 # One after the other: side by side, Deno's failed-start memory check and Bun's map test
 # failed now and then (the closing note of 2026-12-05 has the figures).
 while [ ${#runtimes[@]} -gt 0 ]; do

@@ -9,6 +9,9 @@
 //   js             js-kernels.js as one JS task over the whole image (one thread)
 //   rayon          the same Rust kernel under wasm-bindgen-rayon's `par_chunks_mut` over the same
 //                  tiles, started from a pool worker (rayon blocks its caller)
+// On a page that is not cross-origin isolated the pools run in message mode: the picture is a
+// plain array, each tile task copies the rows it reads (`image.*` with dst null) and its result
+// brings the tile's rows back; rayon, which needs shared memory, is off.
 // `window.demo.run(...)` is the hook the e2e tests and bench/demo.mjs drive.
 import { jsFilter } from './js-kernels.js';
 
@@ -31,11 +34,9 @@ function explainIsolation(detail) {
 }
 
 let lib, glue, holder;
+// Shared mode keeps the picture in pool memory; message mode (no isolation) in plain arrays.
+const shared = globalThis.crossOriginIsolated === true;
 const ready = (async () => {
-  if (!globalThis.crossOriginIsolated) {
-    explainIsolation('(crossOriginIsolated is false here.)');
-    throw new Error('the page is not cross-origin isolated: serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp');
-  }
   lib = await import('./wasm/index.js');
   glue = await import('./wasm/ringpool.js');
   try {
@@ -45,7 +46,19 @@ const ready = (async () => {
     explainIsolation(e.message);
     throw e;
   }
+  showPoolMode(holder.mode);
 })();
+
+/** Says which mode the pools run in, and why. */
+function showPoolMode(mode) {
+  $('pool-mode').textContent = mode === 'shared'
+    ? 'Shared mode: this page is cross-origin isolated, so the workers share one wasm memory and the tiles are never copied.'
+    : 'Message mode: this page is not cross-origin isolated (crossOriginIsolated is false: no COOP/COEP or Document-Isolation-Policy headers), '
+      + 'so each tile task copies the rows it reads and its result posts the tile back; rayon needs shared memory and is off. '
+      + 'Serve the page with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp for zero-copy tiles.';
+  $('pool-mode').dataset.mode = mode;
+  if (mode !== 'shared') $('mode').querySelector('option[value="rayon"]').disabled = true;
+}
 
 // ---- the image in pool memory -------------------------------------------------------------
 
@@ -53,10 +66,11 @@ let picture = null; // { width, height, src, dst, label }
 let shown = null; // the filter whose result the after canvas shows, for the saved file's name
 
 function setPicture(width, height, label, fill) {
-  if (picture) { holder.free(picture.src); holder.free(picture.dst); }
+  if (picture && shared) { holder.free(picture.src); holder.free(picture.dst); }
   picture = null;
-  const src = holder.alloc(Uint8Array, width * height * 4);
-  const dst = holder.alloc(Uint8Array, width * height * 4);
+  const alloc = (n) => (shared ? holder.alloc(Uint8Array, n) : new Uint8Array(n));
+  const src = alloc(width * height * 4);
+  const dst = alloc(width * height * 4);
   fill(src);
   picture = { width, height, src, dst, label };
   for (const id of ['before', 'after']) { $(id).width = width; $(id).height = height; }
@@ -118,7 +132,8 @@ async function rayonReady(threads) {
 // ---- running ------------------------------------------------------------------------------
 
 function tileTask(filter, params, p, y0, y1) {
-  const { src, dst, width, height } = p;
+  const { src, width, height } = p;
+  const dst = shared ? p.dst : null; // null: by value, the tile's rows come back as `pixels`
   switch (filter) {
     case 'grayscale': return lib.image.grayscale(src, dst, width, height, y0, y1);
     case 'blur': return lib.image.blur(src, dst, width, height, params.radius, y0, y1);
@@ -173,20 +188,24 @@ async function runFilter({ filter, mode, workers, tileRows, queue, params }) {
       trace.admitted = pl.stats().accepted - before.accepted;
       trace.rejected = pl.stats().rejected - before.rejected;
     }
-    reports.forEach((r, i) => trace.tiles.push({ ...r, y0: order[i], y1: Math.min(p.height, order[i] + tileRows) }));
+    if (!shared) reports.forEach((r, i) => p.dst.set(r.pixels, order[i] * p.width * 4));
+    reports.forEach(({ pixels, ...r }, i) => trace.tiles.push({ queued: 0, ...r, y0: order[i], y1: Math.min(p.height, order[i] + tileRows) }));
     // Queue depth as each tile saw it when it started (reported by the worker: sampling it here
     // would cost this thread a wake-up per tile).
     trace.depth = trace.tiles.map((t) => [t.start, t.queued]).sort((a, b) => a[0] - b[0]);
     return finish(t1, threads, trace);
   }
   if (mode === 'wasm-single') {
-    const r = await holder.trySubmit(tileTask(filter, params, p, 0, p.height));
+    const { pixels, ...r } = await holder.trySubmit(tileTask(filter, params, p, 0, p.height));
+    if (!shared) p.dst.set(pixels);
     trace.tiles.push({ ...r, y0: 0, y1: p.height });
   } else if (mode === 'js') {
     const start = clock();
-    await holder.trySubmit(jsFilter, [filter, params, p.src, p.dst, p.width, p.height, 0, p.height]);
+    if (shared) await holder.trySubmit(jsFilter, [filter, params, p.src, p.dst, p.width, p.height, 0, p.height]);
+    else p.dst.set(await holder.trySubmit(jsFilterByValue, [filter, params, p.src, p.width, p.height]));
     trace.tiles.push({ worker: 0, start, end: clock(), y0: 0, y1: p.height });
   } else {
+    if (!shared) throw new TypeError('rayon needs shared memory: this page is not cross-origin isolated (serve it with COOP/COEP)');
     threads = await rayonReady(workers);
     const t1 = clock(); // starting rayon's threads (first run only) is not part of the run
     const r = await holder.trySubmit(glue.rayonFilter(filter, params.radius ?? 0, params.amount ?? 0, p.src, p.dst, p.width, p.height, tileRows));
@@ -199,6 +218,14 @@ async function runFilter({ filter, mode, workers, tileRows, queue, params }) {
   }
   return finish(t0, threads, trace);
 }
+
+// jsFilter over a plain array, returning the new picture (message mode: the worker's writes
+// would not reach this thread's array). Built from jsFilter's source: a task is sent as source.
+const jsFilterByValue = new Function(`return (filter, params, src, width, height) => {
+  const dst = new Uint8Array(src.length);
+  (${jsFilter})(filter, params, src, dst, width, height, 0, height);
+  return dst;
+}`)();
 
 function finish(t0, threads, trace) {
   const ms = clock() - t0;
@@ -328,6 +355,8 @@ window.demo = {
   ready,
   /** The last run's trace (hook or button): tiles ({worker, start, end, y0, y1}), queue depth samples, start, end. */
   trace: () => lastTrace,
+  /** The pools' mode: 'shared' (cross-origin isolated) or 'message'. */
+  poolMode: () => holder?.mode,
   /** A copy of the last output's RGBA bytes. */
   output: () => picture.dst.slice(),
   /** Runs one filter on the built-in sample of `width`×`height`: → { ms, checksum, threads }. */
@@ -390,7 +419,7 @@ ready.then(() => {
   $('compare').onclick = guard(async () => {
     const opts = formOptions();
     checkOptions(opts);
-    const modes = ['wasm-single', 'js', 'rayon', 'ringpool-each', 'ringpool'];
+    const modes = ['wasm-single', 'js', ...(shared ? ['rayon'] : []), 'ringpool-each', 'ringpool'];
     for (const mode of modes) { setStatus(`warming up ${mode}…`); await new Promise(requestAnimationFrame); await runFilter({ ...opts, mode }); }
     const runs = Object.fromEntries(modes.map((m) => [m, []]));
     let last = null;

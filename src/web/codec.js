@@ -6,6 +6,11 @@
 // UTF-8 bytes it takes (`STRING + 32 * bytes`), so that Rust can charge and allocate for it
 // before copying it (memory.rs: a refused value must not grow the memory). Never throws for
 // a primitive; for an object it may (a revoked proxy), and the caller reads it inside a catch.
+// The SharedArrayBuffer constructor, also where a page that is not cross-origin isolated hides
+// the global (a shared wasm memory still has such a buffer).
+const SharedBuffer = globalThis.SharedArrayBuffer ?? new WebAssembly.Memory({ initial: 0, maximum: 0, shared: true }).buffer.constructor;
+/** Whether `b` is a SharedArrayBuffer, on any page. */
+export function isSharedBuffer(b) { return b instanceof SharedBuffer; }
 export function kindOf(v) {
   switch (typeof v) {
     case 'undefined': return v === undefined ? 0 : 19;
@@ -24,12 +29,46 @@ export function kindOf(v) {
   if (v instanceof Set) return 10;
   if (v instanceof Date) return 11;
   if (v instanceof ArrayBuffer) return 12;
-  if (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer) return 12;
+  if (v instanceof SharedBuffer) return 12;
   if (ArrayBuffer.isView(v)) return 13;
   if (v instanceof Error) return 14;
   const proto = Object.getPrototypeOf(v);
   if (proto === Object.prototype || proto === null) return 15;
   return 16;
+}
+// Whether structured clone copies `v` as the reader in codec.rs reads it: only kinds both take
+// alike (no function, symbol, class instance, error or shared buffer), no accessor property
+// on an object, no cycle. It runs no getter and copies nothing. A message-mode worker asks it
+// of each result and has the codec copy (or refuse, naming the place) any other
+// (`__ringpoolResultCopy`, worker/posted.js).
+export function clonesAlike(v, ancestors = []) {
+  if (v === null || typeof v !== 'object') return typeof v !== 'function' && typeof v !== 'symbol';
+  let kind;
+  try { kind = kindOf(v); } catch { return false; }
+  if (kind === 11) return true;
+  if (kind === 12) return !isSharedBuffer(v);
+  if (kind === 13) return !isSharedBuffer(v.buffer);
+  if (kind < 8 || kind > 15 || kind === 14 || ancestors.includes(v)) return false;
+  ancestors.push(v);
+  try {
+    if (kind === 8) {
+      for (let i = 0; i < v.length; i++) if (!clonesAlike(v[i], ancestors)) return false;
+    } else if (kind === 9) {
+      for (const [k, x] of Map.prototype.entries.call(v)) if (!clonesAlike(k, ancestors) || !clonesAlike(x, ancestors)) return false;
+    } else if (kind === 10) {
+      for (const x of Set.prototype.values.call(v)) if (!clonesAlike(x, ancestors)) return false;
+    } else {
+      for (const k of Object.keys(v)) {
+        const d = Object.getOwnPropertyDescriptor(v, k);
+        if (d === undefined || !('value' in d) || !clonesAlike(d.value, ancestors)) return false;
+      }
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    ancestors.pop();
+  }
 }
 // Names that go into error messages are cut short: they cross as Rust strings.
 export function instanceName(v) { return String(Object.getPrototypeOf(v)?.constructor?.name || 'unknown').slice(0, 100); }
@@ -139,7 +178,7 @@ export function bufferFrom(memory, ptr, n) {
 }
 // Copies the `n` bytes of the typed array or buffer `v` to `ptr` of the wasm memory.
 export function writeBytes(v, memory, ptr, n) {
-  const src = v instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer)
+  const src = v instanceof ArrayBuffer || v instanceof SharedBuffer
     ? new Uint8Array(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   target(memory, ptr, n).set(src.subarray(0, n));
 }

@@ -89,7 +89,7 @@ extern "C" {
 #[wasm_bindgen(module = "/src/web/transfer.js")]
 extern "C" {
     #[wasm_bindgen(js_name = handoverSlot, catch)]
-    fn handover_slot(items: &JsValue, v: &JsValue, n: f64) -> Result<f64, JsValue>;
+    fn handover_slot(items: &JsValue, v: &JsValue, n: f64, any_size: bool) -> Result<f64, JsValue>;
     #[wasm_bindgen(js_name = handedPlaceholder)]
     fn handed_placeholder(slot: u32, kind: &str, offset: u32, len: u32) -> JsValue;
 }
@@ -101,6 +101,9 @@ pub(crate) struct Handover<'a> {
     pub(crate) items: &'a JsValue,
     pub(crate) id: u32,
     pub(crate) used: &'a std::cell::Cell<bool>,
+    /// Every listed buffer is handed over, however small: in message mode the task's message
+    /// moves it, where a copy would cross twice (into the owner's memory and out by value).
+    pub(crate) any_size: bool,
 }
 
 /// Most distinct object keys [`key`] keeps per thread, and the longest it keeps.
@@ -278,7 +281,7 @@ impl Reader<'_> {
         let Some(h) = self.handover else {
             return Ok(None);
         };
-        let slot = handover_slot(h.items, v, n as f64).map_err(|e| threw(path, e))?;
+        let slot = handover_slot(h.items, v, n as f64, h.any_size).map_err(|e| threw(path, e))?;
         if slot < 0.0 {
             return Ok(None);
         }

@@ -8,6 +8,8 @@
 // "Handovers" in src/README.md). Smaller ones are copied, which costs less than a message;
 // their buffers are detached all the same.
 
+import { isSharedBuffer } from './codec.js';
+
 // A copy of `list` if every entry can be transferred, else a string saying which cannot and
 // why (Rust makes it a TypeError). Never throws: a getter that throws is reported too.
 export function checkTransfer(list) {
@@ -20,7 +22,7 @@ export function checkTransfer(list) {
   for (let i = 0; i < items.length; i++) {
     const b = items[i];
     const at = `options.transfer[${i}]`;
-    if (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer) {
+    if (isSharedBuffer(b)) {
       return `${at} is a SharedArrayBuffer, which cannot be transferred (shared memory is already shared)`;
     }
     if (ArrayBuffer.isView(b)) {
@@ -145,9 +147,10 @@ export class OwnerHandovers {
 export const HANDOVER_MIN_BYTES = 128 << 10;
 
 // Which entry of the list `items` the buffer of `v` (a buffer or a view of `n` bytes) is, or -1
-// when it is not listed or is too small to hand over.
-export function handoverSlot(items, v, n) {
-  return n < HANDOVER_MIN_BYTES ? -1 : items.indexOf(ArrayBuffer.isView(v) ? v.buffer : v);
+// when it is not listed or is too small to hand over (`anySize`: message mode, where the
+// task's message moves every listed buffer).
+export function handoverSlot(items, v, n, anySize) {
+  return n < HANDOVER_MIN_BYTES && !anySize ? -1 : items.indexOf(ArrayBuffer.isView(v) ? v.buffer : v);
 }
 
 // ---- Worker side: a task whose arguments hold `Handed` placeholders gets its buffers (posted

@@ -3,7 +3,7 @@
 // every filter runs in every mode; ringpool, wasm-single and rayon give identical checksums and
 // match the native Rust reference (crates/ringpool-image/examples/image_reference.rs); the plain-JS kernel agrees to
 // within rounding; a full queue is handled with backpressure; the result canvas is not blank;
-// without COOP/COEP the page explains what is missing.
+// without COOP/COEP the page runs in message mode, says so, and computes the same images.
 import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { checks, openDemo, pngData, root, startDemo } from './harness.mjs';
@@ -147,14 +147,27 @@ try {
 
   await check('the page loads and runs without console errors', () => assert.deepEqual(errors, []));
 
-  await check('without COOP/COEP the page explains which headers are missing', async () => {
-    const bare = await browser.newPage();
-    await bare.goto(`${base}/no-isolation/`);
-    await bare.waitForSelector('#isolation', { state: 'visible', timeout: 30_000 });
-    const text = await bare.textContent('#isolation');
+  await check('without COOP/COEP the page runs in message mode, says why, and computes the same images', async () => {
+    const { page: bare, errors: bareErrors } = await openDemo(browser, `${base}/no-isolation`);
+    assert.equal(await bare.evaluate(() => crossOriginIsolated), false, 'the page is not cross-origin isolated');
+    assert.equal(await bare.evaluate(() => window.demo.poolMode()), 'message');
+    const text = await bare.textContent('#pool-mode');
+    assert.match(text, /^Message mode: this page is not cross-origin isolated/);
     assert.match(text, /Cross-Origin-Opener-Policy: same-origin/);
     assert.match(text, /Cross-Origin-Embedder-Policy: require-corp/);
-    assert.equal(await bare.isHidden('#app'), true);
+    assert.equal(await bare.isHidden('#app'), false);
+    for (const filter of FILTERS) {
+      for (const mode of ['ringpool', 'ringpool-each', 'wasm-single']) {
+        const r = await bare.evaluate((o) => window.demo.run(o), { filter, mode, workers: 2, width: W, height: H, tileRows: TILE, params: { radius: RADIUS, amount: AMOUNT } });
+        assert.equal(r.checksum, sums[filter][mode], `${filter}/${mode}: the same image as on the isolated page`);
+        if (mode === 'ringpool') assert.equal(r.tiles, Math.ceil(H / TILE), `${filter}: one task per tile`);
+      }
+      const js = await bare.evaluate((o) => window.demo.run(o), { filter, mode: 'js', workers: 2, width: W, height: H, tileRows: TILE, params: { radius: RADIUS, amount: AMOUNT } });
+      assert.equal(js.checksum, sums[filter].js, `${filter}/js: the same image as on the isolated page`);
+    }
+    const rayon = await bare.evaluate((o) => window.demo.run(o).then(() => 'ran', (e) => `${e.name}: ${e.message}`), { filter: 'blur', mode: 'rayon', width: W, height: H });
+    assert.match(rayon, /^TypeError: rayon needs shared memory/);
+    assert.deepEqual(bareErrors, []);
     await bare.close();
   });
 } finally {

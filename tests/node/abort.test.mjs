@@ -3,54 +3,45 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, TimeoutError } from 'ringpool';
-import { assertInvariant, rejection } from './helpers.mjs';
+import { assertInvariant, needsShared, occupy, probe, rejection } from './helpers.mjs';
 
-// A gate in pool memory: the blocker waits on it with Atomics.wait (fine on a worker).
+// The one worker is held at a gate (helpers.mjs, either mode); `ran` is read back from the
+// worker's global scope, where a body marks that it ran.
 async function blockedPool() {
   const pool = await Pool.create({ workers: 1, queueCapacity: 8 });
-  const gate = pool.alloc(Int32Array, 2); // [0] = released, [1] = blocker state: 1 running, 2 done
-  const blocker = pool.trySubmit((g) => {
-    Atomics.store(g, 1, 1);
-    Atomics.notify(g, 1);
-    while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0);
-    Atomics.store(g, 1, 2);
-    return 'released';
-  }, [gate]);
-  while (Atomics.load(gate, 1) === 0) await Atomics.waitAsync(gate, 1, 0).value;
-  const release = () => { Atomics.store(gate, 0, 1); Atomics.notify(gate, 0); };
-  return { pool, gate, blocker, release };
+  const { blocker, open } = await occupy(pool);
+  let settled = false;
+  blocker.then(() => { settled = true; }, () => { settled = true; });
+  return { pool, blocker, release: open, held: () => !settled && pool.stats().running === 1 };
 }
+const markRan = () => { globalThis.ran = (globalThis.ran ?? 0) + 1; };
+const ranCount = (pool) => pool.trySubmit(() => globalThis.ran ?? 0);
 
 test('abort while queued rejects at once with the reason; the body never runs', async () => {
-  const { pool, gate, blocker, release } = await blockedPool();
-  const ran = pool.alloc(Int32Array, 1);
+  const { pool, blocker, release, held } = await blockedPool();
   const ac = new AbortController();
-  const p = pool.trySubmit((r) => { Atomics.store(r, 0, 1); }, [ran], { signal: ac.signal });
+  const p = pool.trySubmit(markRan, [], { signal: ac.signal });
   ac.abort(new Error('user gave up'));
   const err = await rejection(p); // resolves while the worker is still blocked
   assert.equal(err.message, 'user gave up');
-  assert.equal(Atomics.load(gate, 1), 1, 'the blocker was still running');
-  assert.equal(pool.stats().running, 1);
+  assert.ok(held(), 'the blocker was still running');
   release();
-  assert.equal(await blocker, 'released');
+  assert.equal(await blocker, 'gated');
   assert.equal(await pool.trySubmit(() => 'next'), 'next');
-  assert.equal(Atomics.load(ran, 0), 0, 'the aborted body never ran');
+  assert.equal(await ranCount(pool), 0, 'the aborted body never ran');
   assert.equal(assertInvariant(pool).cancelled, 1);
   await pool.shutdown();
 });
 
 test('timeout while queued rejects with TimeoutError; the body never runs', async () => {
-  const { pool, gate, blocker, release } = await blockedPool();
-  const ran = pool.alloc(Int32Array, 1);
-  const err = await rejection(pool.trySubmit((r) => { Atomics.store(r, 0, 1); }, [ran], { timeout: 20 }));
+  const { pool, blocker, release, held } = await blockedPool();
+  const err = await rejection(pool.trySubmit(markRan, [], { timeout: 20 }));
   assert.ok(err instanceof TimeoutError);
   assert.equal(err.code, 'TIMEOUT');
-  assert.equal(Atomics.load(gate, 1), 1, 'the blocker was still running');
-  assert.equal(pool.stats().running, 1);
+  assert.ok(held(), 'the blocker was still running');
   release();
   await blocker;
-  await pool.trySubmit(() => 0);
-  assert.equal(Atomics.load(ran, 0), 0);
+  assert.equal(await ranCount(pool), 0);
   assert.equal(assertInvariant(pool).timedOut, 1);
   await pool.shutdown();
 });
@@ -65,29 +56,25 @@ test('an already-aborted signal is refused at admission with its reason', async 
 });
 
 // A running task is cancelled cooperatively: its promise rejects at once, and the body sees it
-// through `this.isCancelled()` (any time) or `this.signal` (while it awaits).
-async function startedTask(pool, body, options) {
-  const flags = pool.alloc(Int32Array, 2); // [0] = started, [1] = what the body saw
-  const p = pool.trySubmit(body, [flags], options);
-  while (Atomics.load(flags, 0) === 0) await Atomics.waitAsync(flags, 0, 0).value;
-  return { p, flags };
-}
-
+// through `this.isCancelled()` (any time) or `this.signal` (while it awaits). A body's verdict
+// is kept in its worker's global scope and read back by the next task on the one worker.
 test('a running async task sees this.signal abort when its signal is aborted', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
   const ac = new AbortController();
-  const { p, flags } = await startedTask(pool, async function (f) {
+  const started = probe(pool);
+  const p = pool.trySubmit(started.task(async function () {
     const signal = this.signal; // made while running: only the watch can abort it later
-    Atomics.store(f, 0, 1); Atomics.notify(f, 0);
+    ran(); // the probe's: the caller aborts only after this
     await new Promise((resolve) => signal.addEventListener('abort', resolve));
-    Atomics.store(f, 1, this.signal.reason?.name === 'AbortError' && this.isCancelled() ? 7 : 9);
+    globalThis.verdict = this.signal.reason?.name === 'AbortError' && this.isCancelled() ? 7 : 9;
     return 'late result';
-  }, { signal: ac.signal });
+  }), [started.g], { signal: ac.signal });
+  await started.ran(1);
   ac.abort(new Error('stop'));
   assert.equal((await rejection(p)).message, 'stop');
   // One worker: this runs only after the cancelled body returned, which it does only by
   // observing the abort (otherwise the test times out).
-  assert.equal(await pool.trySubmit((f) => Atomics.load(f, 1), [flags]), 7);
+  assert.equal(await pool.trySubmit(() => globalThis.verdict), 7);
   assert.equal(assertInvariant(pool).cancelled, 1);
   await pool.shutdown();
 });
@@ -96,25 +83,26 @@ test('a running async task sees this.signal abort when its signal is aborted', a
 // before the body starts (the body then never runs: verdict 0) or before its first poll
 // (verdict 2). Such a try says nothing about a running task and is repeated with twice the
 // timeout, at most 6 times; a body that never sees the flag turn makes every try fail.
-// `body` stores its verdict in flags[0]: 1 when it saw isCancelled() turn true while running.
+// `body` leaves its verdict in globalThis.verdict: 1 when it saw isCancelled() turn true while running.
+// Message mode: a synchronous loop never hears the owner's message, so it polls in vain.
+const syncPolls = needsShared('a synchronous body sees isCancelled() turn only through memory it shares with the pool');
 async function verdictOnTimeout(pool, body) {
   let verdict = 0, tries = 0;
   for (let timeout = 30; tries < 6 && verdict !== 1; timeout *= 2, tries++) {
-    const flags = pool.alloc(Int32Array, 1);
-    assert.ok((await rejection(pool.trySubmit(body, [flags], { timeout }))) instanceof TimeoutError);
+    await pool.trySubmit(() => { globalThis.verdict = 0; });
+    assert.ok((await rejection(pool.trySubmit(body, [], { timeout }))) instanceof TimeoutError);
     // One worker: this runs only after the cancelled body returned.
-    verdict = await pool.trySubmit((f) => Atomics.load(f, 0), [flags]);
-    pool.free(flags);
+    verdict = await pool.trySubmit(() => globalThis.verdict);
   }
   return { verdict, tries };
 }
 
-test('a running synchronous task sees this.isCancelled() turn true on timeout', async () => {
+test('a running synchronous task sees this.isCancelled() turn true on timeout', { skip: syncPolls }, async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
-  const { verdict, tries } = await verdictOnTimeout(pool, function (f) {
+  const { verdict, tries } = await verdictOnTimeout(pool, function () {
     let polls = 0;
     while (!this.isCancelled()) polls++;
-    Atomics.store(f, 0, polls > 0 ? 1 : 2);
+    globalThis.verdict = polls > 0 ? 1 : 2;
     return 'late result';
   });
   assert.equal(verdict, 1);
@@ -122,13 +110,13 @@ test('a running synchronous task sees this.isCancelled() turn true on timeout', 
   await pool.shutdown();
 });
 
-test('isCancelled works detached from this (destructured), and the context is a TaskContext', async () => {
+test('isCancelled works detached from this (destructured), and the context is a TaskContext', { skip: syncPolls }, async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
-  const { verdict } = await verdictOnTimeout(pool, function (f) {
+  const { verdict } = await verdictOnTimeout(pool, function () {
     const { isCancelled } = this;
     let polls = 0;
     while (!isCancelled()) polls++;
-    Atomics.store(f, 0, polls > 0 && this.isCancelled() && this.constructor.name === 'TaskContext' ? 1 : 2);
+    globalThis.verdict = polls > 0 && this.isCancelled() && this.constructor.name === 'TaskContext' ? 1 : 2;
     return 'late result';
   });
   assert.equal(verdict, 1);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, QueueFullError, PoolClosedError, diagnostics } from 'ringpool';
-import { assertInvariant, occupy, rejection } from './helpers.mjs';
+import { assertInvariant, channel, gate, gated, occupy, rejection } from './helpers.mjs';
 
 test('queue full rejects at once; accepted ≤ workers + queueCapacity', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 1 });
@@ -57,23 +57,25 @@ test('shutdown({timeout}) expiring rejects with TimeoutError and keeps tasks run
 
 test('shutdown({force: true}) rejects queued and running tasks with PoolClosedError at once', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 8 });
-  const flags = pool.alloc(Int32Array, 2); // [0]: 1 = body running, 2 = let it return; [1]: queued bodies that ran
-  const running = pool.trySubmit((f) => {
-    Atomics.store(f, 0, 1); Atomics.notify(f, 0);
-    while (Atomics.load(f, 0) !== 2) Atomics.wait(f, 0, 1);
+  const at = gate(pool);
+  const report = channel();
+  // Held until the gate opens; then it reports how many bodies ran on its worker meanwhile
+  // (message mode: a queued task posted to a busy worker would run while this one awaits).
+  const running = pool.trySubmit(gated(at, (name) => {
+    const c = new BroadcastChannel(name); c.postMessage(globalThis.ran ?? 0); c.close();
     return 'late';
-  }, [flags]);
-  while (Atomics.load(flags, 0) === 0) await Atomics.waitAsync(flags, 0, 0).value;
-  const queued = Array.from({ length: 4 }, () => pool.trySubmit((f) => Atomics.add(f, 1, 1), [flags]));
+  }), [at.g, report.name]);
+  await at.reached(1);
+  const queued = Array.from({ length: 4 }, () => pool.trySubmit(() => { globalThis.ran = (globalThis.ran ?? 0) + 1; }));
   const stopping = pool.shutdown({ force: true });
-  // All settle while the running body is still blocked: it only returns once flags[0] = 2.
+  // All settle while the running body is still held: it only returns once the gate opens.
   const settled = await Promise.allSettled([running, ...queued]);
-  Atomics.store(flags, 0, 2); Atomics.notify(flags, 0);
+  at.open();
   for (const r of settled) {
     assert.equal(r.status, 'rejected');
     assert.ok(r.reason instanceof PoolClosedError);
   }
+  assert.equal(await report.next(), 0, 'no queued body ran while the running one was held');
   await stopping;
-  assert.equal(Atomics.load(flags, 1), 0, 'queued bodies never ran');
   assert.equal(assertInvariant(pool).failed, 5);
 });

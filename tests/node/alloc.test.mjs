@@ -3,12 +3,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, memoryBytes } from 'ringpool';
-import { rejection } from './helpers.mjs';
+import { needsShared } from './helpers.mjs';
+
+// Message mode refuses pool.alloc with NotIsolatedError (mode.test.mjs).
+const views = needsShared('pool.alloc views are pool memory');
 
 const pool = await Pool.create({ workers: 2, queueCapacity: 8 });
 test.after(() => pool.shutdown());
 
-test('a task writes into an alloc view and the caller sees it', async () => {
+test('a task writes into an alloc view and the caller sees it', { skip: views }, async () => {
   const v = pool.alloc(Float32Array, 1024);
   assert.ok(v instanceof Float32Array && v.length === 1024 && v.buffer instanceof SharedArrayBuffer);
   await pool.trySubmit((a) => { for (let i = 0; i < a.length; i++) a[i] = i / 2; }, [v]);
@@ -20,14 +23,14 @@ test('a task writes into an alloc view and the caller sees it', async () => {
   pool.free(v);
 });
 
-test('Atomics work on both sides', async () => {
+test('Atomics work on both sides', { skip: views }, async () => {
   const c = pool.alloc(Int32Array, 1);
   await Promise.all(Array.from({ length: 8 }, () => pool.trySubmit((c) => { for (let i = 0; i < 1000; i++) Atomics.add(c, 0, 1); }, [c])));
   assert.equal(Atomics.load(c, 0), 8000);
   pool.free(c);
 });
 
-test('views stay valid after the memory grows', async () => {
+test('views stay valid after the memory grows', { skip: views }, async () => {
   const early = pool.alloc(Uint8Array, 16);
   early.fill(7);
   const before = memoryBytes();
@@ -39,7 +42,7 @@ test('views stay valid after the memory grows', async () => {
   pool.free(early);
 });
 
-test('misuse is refused', async () => {
+test('misuse is refused', { skip: views }, async () => {
   const refused = (f, Ctor, message) => assert.throws(f, (e) => e instanceof Ctor && message.test(e.message));
   refused(() => pool.alloc(Array, 3), TypeError, /^alloc needs a typed array constructor/);
   refused(() => pool.alloc(Float64Array, -1), RangeError, /^length must be an integer >= 0, got -1$/);

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, PoolClosedError, QueueFullError, diagnostics } from 'ringpool';
-import { assertInvariant, rejection } from './helpers.mjs';
+import { assertInvariant, gate, gated, occupy, rejection } from './helpers.mjs';
 
 // A task that keeps state in its worker's global scope, as a loaded model or a cache would.
 function load(name) {
@@ -14,14 +14,13 @@ function load(name) {
 
 test('runs once on every worker; result i comes from worker i; module state stays', async () => {
   const pool = await Pool.create({ workers: 3 });
-  // Each copy waits until all three run at once: a worker running two copies would never let
-  // the count reach 3 (the test would time out), and none may be skipped.
-  const meet = pool.alloc(Int32Array, 1);
-  const where = await pool.broadcast(function (m) {
-    Atomics.add(m, 0, 1); Atomics.notify(m, 0);
-    for (let v; (v = Atomics.load(m, 0)) < 3;) Atomics.wait(m, 0, v);
-    return this.workerIndex;
-  }, [meet]);
+  // Each copy waits at a gate that opens once all three reached it: a worker running two
+  // copies would never let the count reach 3 (the test would time out), and none may be skipped.
+  const meet = gate(pool);
+  const copies = pool.broadcast(gated(meet, function () { return this.workerIndex; }), [meet.g]);
+  await meet.reached(3);
+  meet.open();
+  const where = await copies;
   assert.deepEqual(where, [0, 1, 2], 'result i from worker i');
   assert.deepEqual(await pool.broadcast(load, ['weights-v1']), [1, 1, 1], 'once per worker');
   // Every worker has the state; plain tasks see it whichever worker runs them.
@@ -33,39 +32,35 @@ test('runs once on every worker; result i comes from worker i; module state stay
 
 test('each worker runs it before its next queued task', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 16 });
-  const g = pool.alloc(Int32Array, 2); // [0] open, [1] busy workers
-  const log = pool.alloc(Int32Array, 32); // [0] count, then ids: 100 = broadcast
-  const hold = (g) => { Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); };
-  const busy = [pool.trySubmit(hold, [g]), pool.trySubmit(hold, [g])];
-  for (let v; (v = Atomics.load(g, 1)) < 2;) await Atomics.waitAsync(g, 1, v).value;
-  const mark = function (log, id) { log[1 + Atomics.add(log, 0, 1)] = this.workerIndex * 1000 + id; return id; };
-  const queued = Array.from({ length: 6 }, (_, i) => pool.trySubmit(mark, [log, i]));
-  const b = pool.broadcast(mark, [log, 100]);
-  Atomics.store(g, 0, 1); Atomics.notify(g, 0);
+  const busy = [await occupy(pool), await occupy(pool)];
+  // Each worker logs the ids it ran in its global scope: 100 = the broadcast.
+  const mark = function (id) { (globalThis.log ??= []).push(id); return id; };
+  const queued = Array.from({ length: 6 }, (_, i) => pool.trySubmit(mark, [i]));
+  const b = pool.broadcast(mark, [100]);
+  for (const { open } of busy) open();
   assert.deepEqual(await b, [100, 100]);
-  await Promise.all([...busy, ...queued]);
-  const entries = Array.from(log.subarray(1, 9));
-  for (const w of [0, 1]) {
-    const mine = entries.filter((e) => Math.floor(e / 1000) === w).map((e) => e % 1000);
+  await Promise.all([...busy.map((o) => o.blocker), ...queued]);
+  const logs = await pool.broadcast(() => globalThis.log);
+  for (const [w, mine] of logs.entries()) {
     assert.equal(mine[0], 100, `worker ${w} ran its copy first: ${mine}`);
     assert.equal(mine.filter((id) => id === 100).length, 1);
   }
-  assert.deepEqual(entries.map((e) => e % 1000).filter((id) => id !== 100).sort(), [0, 1, 2, 3, 4, 5]);
+  assert.deepEqual(logs.flat().filter((id) => id !== 100).sort(), [0, 1, 2, 3, 4, 5]);
   await pool.shutdown();
 });
 
 test('a failing copy rejects the whole; the other copies run; the pool keeps working', async () => {
   const pool = await Pool.create({ workers: 3 });
-  const count = pool.alloc(Int32Array, 1);
-  const e = await rejection(pool.broadcast((c) => {
-    if (Atomics.add(c, 0, 1) === 1) throw new RangeError('copy failed');
+  const e = await rejection(pool.broadcast(function () {
+    globalThis.ran = (globalThis.ran ?? 0) + 1;
+    if (this.workerIndex === 1) throw new RangeError('copy failed');
     return 'ok';
-  }, [count]));
+  }));
   assert.ok(e instanceof RangeError);
   assert.equal(e.message, 'copy failed');
   assert.equal(await pool.trySubmit(() => 5), 5);
+  assert.deepEqual(await pool.broadcast(() => globalThis.ran), [1, 1, 1], 'every copy ran, once');
   await pool.shutdown();
-  assert.equal(count[0], 3, 'every copy ran');
   assertInvariant(pool);
 });
 
@@ -80,16 +75,14 @@ test('bad arguments, a full mailbox and a closed pool are refused and admit noth
   assert.ok(args instanceof TypeError);
   assert.match(args.message, /^args must be an array/);
   assert.equal(pool.stats().accepted, 0, 'refused calls admitted nothing');
-  const g = pool.alloc(Int32Array, 2);
-  const busy = pool.trySubmit((g) => { Atomics.store(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); }, [g]);
-  while (Atomics.load(g, 1) === 0) await Atomics.waitAsync(g, 1, 0).value;
+  const { blocker: busy, open } = await occupy(pool);
   // The worker takes nothing while held, so its mailbox fills: 16 wait, the 17th is refused.
   const taken = Array.from({ length: 16 }, (_, i) => pool.broadcast((i) => i, [i]));
   const refused = await rejection(pool.broadcast(() => 'one too many'));
   assert.ok(refused instanceof QueueFullError, String(refused));
   assert.equal(refused.message, 'a worker already has 16 broadcasts to run');
   assert.equal(pool.stats().accepted, 1 + 16, 'the refused one admitted nothing');
-  Atomics.store(g, 0, 1); Atomics.notify(g, 0);
+  open();
   await busy;
   assert.deepEqual(await Promise.all(taken), Array.from({ length: 16 }, (_, i) => [i]));
   const done = pool.shutdown();

@@ -20,6 +20,12 @@ export async function rejection(promise) {
 }
 
 /**
+ * The SharedArrayBuffer constructor, also on a page that is not cross-origin isolated (which
+ * hides the global; a shared wasm memory still has such a buffer).
+ */
+export const SharedBuffer = globalThis.SharedArrayBuffer ?? new WebAssembly.Memory({ initial: 0, maximum: 0, shared: true }).buffer.constructor;
+
+/**
  * Whether this run's pools share memory with their workers: not in message mode (a page that is
  * not cross-origin isolated, or the message-mode run of scripts/test.sh, message-mode.mjs).
  */
@@ -42,7 +48,100 @@ export function gate(pool) {
   const wait = (g) => { Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); return 'gated'; };
   const reached = async (n) => { for (let v; (v = Atomics.load(g, 1)) < n;) await Atomics.waitAsync(g, 1, v).value; };
   const open = () => { Atomics.store(g, 0, 1); Atomics.notify(g, 0); };
-  return { g, wait, reached, open };
+  return { g, wait, reached, open, mode: 'shared' };
+}
+
+/**
+ * `body` that first waits at `gate` (counted by `reached`) and runs once it opens: submit it with
+ * `gate.g` before its own arguments. With shared memory it blocks its worker in Atomics.wait; in
+ * message mode it awaits, which keeps its worker as busy.
+ */
+export function gated(gate, body) {
+  const wait = gate.mode === 'message'
+    ? "return (async () => { const c = new BroadcastChannel(g); await new Promise((resolve) => { c.onmessage = (e) => { if (e.data === 'open') resolve(); }; c.postMessage('reached'); }); c.close(); return (BODY).apply(this, args); })();"
+    : 'Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); return (BODY).apply(this, args);';
+  return new Function(`return function (g, ...args) { ${wait.replace('BODY', String(body))} }`)();
+}
+
+/**
+ * A channel tasks report to in either mode: a body posts on `new BroadcastChannel(name)`, and
+ * `await next()` gives the reports in the order they came.
+ */
+export function channel() {
+  const name = `ringpool-test-report-${gates++}-${Math.random().toString(36).slice(2)}`;
+  const c = new BroadcastChannel(name);
+  c.unref?.();
+  const came = [], waiters = [];
+  c.onmessage = (e) => { came.push(e.data); waiters.splice(0).forEach((w) => w()); };
+  const next = async () => { while (came.length === 0) await new Promise((r) => waiters.push(r)); return came.shift(); };
+  return { name, next, close: () => c.close() };
+}
+
+/**
+ * A probe for tasks in either mode: bodies made by `task(body)` may call `ran()` (counted) and
+ * `await hold()` (counted as reached; it returns once `open()` was called). Submit them with `g`
+ * before their own arguments (for `pool.map`, `task(body, { input: true })` takes one input
+ * `[g, ...args]`). `await reached(n)` / `await ran(n)` wait for the counts;
+ * `await counts()` gives `{ reached, ran }` once every report of a body that finished on a
+ * live worker is in (message mode: each worker reports once more, after them).
+ * With shared memory it is three words of pool memory (hold blocks in Atomics.wait); in
+ * message mode a BroadcastChannel (hold awaits, which keeps the worker as busy).
+ */
+export function probe(pool) {
+  if (pool.mode !== 'message') {
+    const g = pool.alloc(Int32Array, 3); // [0] open, [1] reached, [2] ran
+    const until = async (word, n) => { for (let v; (v = Atomics.load(g, word)) < n;) await Atomics.waitAsync(g, word, v).value; };
+    return {
+      g,
+      task: (body, how) => new Function(`return function (...all) {
+        const [g, ...args] = ${how?.input ? 'all[0]' : 'all'};
+        const ran = () => { Atomics.add(g, 2, 1); Atomics.notify(g, 2); };
+        const hold = () => { Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); };
+        return (${body}).apply(this, args);
+      }`)(),
+      reached: (n) => until(1, n),
+      ran: (n) => until(2, n),
+      counts: async () => ({ reached: Atomics.load(g, 1), ran: Atomics.load(g, 2) }),
+      open: () => { Atomics.store(g, 0, 1); Atomics.notify(g, 0); },
+    };
+  }
+  const g = `ringpool-test-probe-${gates++}-${Math.random().toString(36).slice(2)}`;
+  const c = new BroadcastChannel(g);
+  c.unref?.();
+  const count = { reached: 0, ran: 0, flushed: 0 };
+  let opened = false;
+  const waiters = [];
+  c.onmessage = (e) => {
+    if (!(e.data in count)) return;
+    count[e.data]++;
+    if (e.data === 'reached' && opened) c.postMessage('open');
+    for (const w of waiters.splice(0)) w();
+  };
+  const until = async (key, n) => { while (count[key] < n) await new Promise((r) => waiters.push(r)); };
+  return {
+    g,
+    task: (body, how) => new Function(`return function (...all) {
+      const [g, ...args] = ${how?.input ? 'all[0]' : 'all'};
+      const c = (globalThis.__probes ??= {})[g] ??= new BroadcastChannel(g);
+      const ran = () => c.postMessage('ran');
+      const hold = () => new Promise((resolve) => {
+        const h = new BroadcastChannel(g);
+        h.onmessage = (e) => { if (e.data === 'open') { h.close(); resolve(); } };
+        c.postMessage('reached');
+      });
+      return (${body}).apply(this, args);
+    }`)(),
+    reached: (n) => until('reached', n),
+    ran: (n) => until('ran', n),
+    counts: async () => {
+      const flushed = count.flushed;
+      // On each worker after what it ran, from the same channel: its reports come first.
+      const workers = (await pool.broadcast((g) => { globalThis.__probes?.[g]?.postMessage('flushed') ?? new BroadcastChannel(g).postMessage('flushed'); }, [g])).length;
+      await until('flushed', flushed + workers);
+      return { reached: count.reached, ran: count.ran };
+    },
+    open: () => { opened = true; c.postMessage('open'); },
+  };
 }
 
 let gates = 0;
@@ -70,7 +169,7 @@ function channelGate() {
   };
   const reached = async (n) => { while (count < n) await new Promise((r) => waiters.push(r)); };
   const open = () => { opened = true; c.postMessage('open'); };
-  return { g, wait, reached, open };
+  return { g, wait, reached, open, mode: 'message' };
 }
 
 /**

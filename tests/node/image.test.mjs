@@ -5,7 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, image } from 'ringpool';
-import { assertInvariant } from './helpers.mjs';
+import { assertInvariant, needsShared, sharedMemory } from './helpers.mjs';
+
+// Pool views exist only with shared memory; the by-value form (dst null) runs in both modes.
+const views = needsShared('these image.* calls read and write views of pool memory');
 
 const W = 97, H = 61;
 
@@ -24,7 +27,7 @@ const kernels = {
   emboss: (s, d, y0, y1) => image.emboss(s, d, W, H, y0, y1),
 };
 
-test('every kernel gives the same bytes in 9-row bands on 2 workers as in one band', async () => {
+test('every kernel gives the same bytes in 9-row bands on 2 workers as in one band', { skip: views }, async () => {
   const { pool, src, dst } = await setup();
   for (const [name, make] of Object.entries(kernels)) {
     const whole = dst(), banded = dst();
@@ -43,7 +46,7 @@ test('every kernel gives the same bytes in 9-row bands on 2 workers as in one ba
   await pool.shutdown();
 });
 
-test('kernels that keep alpha keep it exactly, on a picture whose alpha varies', async () => {
+test('kernels that keep alpha keep it exactly, on a picture whose alpha varies', { skip: views }, async () => {
   const { pool, src, dst } = await setup();
   for (let i = 0; i < W * H; i++) src[i * 4 + 3] = (i * 37 + (i >> 3)) & 255;
   const keeping = { ...kernels, sharpen: (s, d, y0, y1) => image.sharpen(s, d, W, H, 3, 16, y0, y1) };
@@ -58,7 +61,7 @@ test('kernels that keep alpha keep it exactly, on a picture whose alpha varies',
   await pool.shutdown();
 });
 
-test('grayscale in place on a view, and the result is gray with alpha kept', async () => {
+test('grayscale in place on a view, and the result is gray with alpha kept', { skip: views }, async () => {
   const { pool, src } = await setup(1);
   const copy = pool.alloc(Uint8Array, W * H * 4);
   copy.set(src);
@@ -70,7 +73,7 @@ test('grayscale in place on a view, and the result is gray with alpha kept', asy
   await pool.shutdown();
 });
 
-test('bad image arguments are refused, naming the argument, and the pool keeps working', async () => {
+test('bad image arguments are refused, naming the argument, and the pool keeps working', { skip: views }, async () => {
   const { pool, src, dst } = await setup(1);
   const out = dst();
   const cases = [
@@ -100,7 +103,69 @@ test('bad image arguments are refused, naming the argument, and the pool keeps w
   await pool.shutdown();
 });
 
-test('checksum is FNV-1a over the bytes, for pool views and plain arrays alike', async () => {
+// The by-value form: `src` a plain Uint8Array, `dst` null; each task copies only the rows its
+// band reads and resolves with the band's new rows as `pixels`.
+const byValue = {
+  grayscale: (s, y0, y1) => image.grayscale(s, null, W, H, y0, y1),
+  blur: (s, y0, y1) => image.blur(s, null, W, H, 7, y0, y1),
+  sharpen: (s, y0, y1) => image.sharpen(s, null, W, H, 3, 1.5, y0, y1),
+  sobel: (s, y0, y1) => image.sobel(s, null, W, H, y0, y1),
+  emboss: (s, y0, y1) => image.emboss(s, null, W, H, y0, y1),
+};
+
+test('by value: every kernel gives the same bytes in 9-row bands on 2 workers as in one band, and as on pool views', async () => {
+  const pool = await Pool.create({ workers: 2, queueCapacity: 64 });
+  const src = new Uint8Array(W * H * 4);
+  image.sample(src, W, H);
+  for (const [name, make] of Object.entries(byValue)) {
+    const whole = await pool.trySubmit(make(src, 0, H));
+    assert.ok(whole.pixels instanceof Uint8Array && whole.pixels.length === W * H * 4, name);
+    const banded = new Uint8Array(W * H * 4);
+    const tiles = [];
+    for (let y = 0; y < H; y += 9) tiles.push(pool.trySubmit(make(src, y, Math.min(H, y + 9))).then((r) => { banded.set(r.pixels, y * W * 4); return r; }));
+    for (const r of await Promise.all(tiles)) {
+      assert.ok(r.worker >= 0 && r.worker < 2, `worker index: ${r.worker}`);
+      assert.ok(r.end >= r.start, `the tile ends after it starts: ${r.start} ${r.end}`);
+    }
+    assert.equal(image.checksum(banded), image.checksum(whole.pixels), name);
+    assert.notEqual(image.checksum(whole.pixels), image.checksum(src), `${name} changed the image`);
+    if (sharedMemory) {
+      // The same bytes as the kernel over pool views.
+      const [a, b] = [pool.alloc(Uint8Array, W * H * 4), pool.alloc(Uint8Array, W * H * 4)];
+      a.set(src);
+      await pool.trySubmit(kernels[name](a, b, 0, H));
+      assert.equal(image.checksum(b), image.checksum(whole.pixels), `${name}: views and by value`);
+    }
+  }
+  assertInvariant(pool);
+  await pool.shutdown();
+});
+
+test('by value: bad arguments are refused, naming the argument, and the pool keeps working', async () => {
+  const pool = await Pool.create({ workers: 1 });
+  const src = new Uint8Array(W * H * 4);
+  image.sample(src, W, H);
+  const cases = [
+    [() => image.blur([1, 2, 3], null, W, H, 3, 0, H), TypeError, /^src must be a Uint8Array or Uint8ClampedArray/],
+    [() => image.blur(src, null, W, H, 0, 0, H), RangeError, /radius/],
+    [() => image.sobel(src, null, W + 1, H, 0, H), RangeError, /^src: .*width \* height \* 4/],
+    [() => image.sobel(src, null, W, H, 5, 5), RangeError, /band/],
+    [() => image.sobel(src, undefined, W, '61', 0, H), TypeError, /height/],
+    [() => image.sample(new Uint8Array(8), W, H), RangeError, /width \* height \* 4/],
+  ];
+  for (const [make, type, message] of cases) assert.throws(make, (e) => e instanceof type && message.test(e.message), String(make));
+  const { pixels } = await pool.trySubmit(image.emboss(src, null, W, H, 10, 20));
+  assert.equal(pixels.length, W * 10 * 4);
+  assert.equal(assertInvariant(pool).failed, 0);
+  await pool.shutdown();
+});
+
+test('checksum is FNV-1a over the bytes of plain arrays', () => {
+  assert.equal(image.checksum(new TextEncoder().encode('foobar')), 0xbf9cf968);
+  assert.throws(() => image.checksum([1, 2]), { name: 'TypeError', message: 'bytes must be a Uint8Array or Uint8ClampedArray' });
+});
+
+test('checksum is FNV-1a over the bytes, for pool views and plain arrays alike', { skip: views }, async () => {
   const { pool } = await setup(1);
   const bytes = new TextEncoder().encode('foobar');
   assert.equal(image.checksum(bytes), 0xbf9cf968);

@@ -6,14 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, PoolClosedError, diagnostics, memoryBytes } from 'ringpool';
 import { MEMORY_SLACK } from './memory-allowance.mjs';
-import { assertInvariant } from './helpers.mjs';
+import { assertInvariant, channel } from './helpers.mjs';
 
 test('shutdown({force: true}) during load: every task settles once, as done or PoolClosedError', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 16 });
   let done = 0, forced = null;
-  const runs = pool.alloc(Int32Array, 200); // how often each JS body ran
-  const body = (i, r) => { Atomics.add(r, i, 1); return i; };
-  const tasks = Array.from({ length: 200 }, (_, i) => (i % 3 ? pool.submit(body, [i, runs]) : pool.submit(diagnostics.spin(1))).then(
+  // Each JS body reports its index on a channel (helpers.mjs), in either mode.
+  const report = channel();
+  const body = (i, name) => { const c = new BroadcastChannel(name); c.postMessage(i); c.close(); return i; };
+  const tasks = Array.from({ length: 200 }, (_, i) => (i % 3 ? pool.submit(body, [i, report.name]) : pool.submit(diagnostics.spin(1))).then(
     (v) => { done++; if (done === 20) forced = pool.shutdown({ force: true }); return { ok: true, v }; },
     (e) => ({ ok: false, e }),
   ));
@@ -23,12 +24,19 @@ test('shutdown({force: true}) during load: every task settles once, as done or P
   assert.ok(closed.length > 0, 'the force came before the end');
   for (const o of closed) assert.ok(o.e instanceof PoolClosedError, String(o.e));
   assert.equal(outcomes.length, 200);
+  // Every body whose task resolved reported; a body ran at most once.
+  const runs = new Map(), resolved = outcomes.filter((o, i) => o.ok && i % 3).length;
+  for (let seen = 0; seen < resolved;) {
+    const i = await report.next();
+    runs.set(i, (runs.get(i) ?? 0) + 1);
+    if (outcomes[i].ok) seen++;
+  }
   for (let i = 0; i < 200; i++) {
     if (i % 3 === 0) continue;
-    // A body runs at most once; one whose task resolved ran exactly once and returned its index.
-    assert.ok(Atomics.load(runs, i) <= 1, `body ${i} ran ${Atomics.load(runs, i)} times`);
-    if (outcomes[i].ok) assert.deepEqual([outcomes[i].v, Atomics.load(runs, i)], [i, 1], `task ${i}`);
+    assert.ok((runs.get(i) ?? 0) <= 1, `body ${i} ran ${runs.get(i)} times`);
+    if (outcomes[i].ok) assert.deepEqual([outcomes[i].v, runs.get(i)], [i, 1], `task ${i}`);
   }
+  report.close();
   const s = assertInvariant(pool);
   assert.equal(s.queued + s.running, 0);
 });
@@ -53,7 +61,10 @@ test('100 create/shutdown cycles with tasks in flight: nothing lost, memory flat
       await stopping;
     }
   }
-  // 90 cycles × 2 workers; a stack per cycle (the failure this guards) would be 180 MiB.
+  // 90 cycles × 2 workers; a stack per cycle (the failure this guards) would be 180 MiB. A
+  // shut-down pool keeps its own record (ring, counters, ~1 KB) until its Pool object is
+  // garbage-collected (wasm-bindgen's FinalizationRegistry), which the engine may put off:
+  // up to 2 KiB per cycle is allowed for that.
   const grown = memoryBytes() - before;
-  assert.ok(grown <= MEMORY_SLACK, `90 cycles grew memory by ${grown} bytes`);
+  assert.ok(grown <= MEMORY_SLACK + 90 * 2048, `90 cycles grew memory by ${grown} bytes`);
 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, TimeoutError } from 'ringpool';
-import { assertInvariant, rejection } from './helpers.mjs';
+import { assertInvariant, probe, rejection } from './helpers.mjs';
 
 async function collect(iterable) {
   const out = [];
@@ -12,28 +12,19 @@ async function collect(iterable) {
   return out;
 }
 
-// Tasks get one input; a gate in pool memory travels inside it (views cross by reference).
-// gate: [0] open, [1] how many tasks reached a wait, [2] bodies run.
-const held = ([x, g]) => {
-  Atomics.add(g, 2, 1); Atomics.notify(g, 2);
-  if (x === 0) { Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); }
-  return x;
-};
-async function reached(g, n, word = 1) {
-  for (let v; (v = Atomics.load(g, word)) < n;) await Atomics.waitAsync(g, word, v).value;
-}
-const open = (g) => { Atomics.store(g, 0, 1); Atomics.notify(g, 0); };
+// Tasks get one input, `[g, x]`, with the probe's `g` (helpers.mjs: a gate and counters that
+// work in either mode): every body counts itself as run; input 0 is held.
+const heldTask = (p) => p.task(async (x) => { ran(); if (x === 0) await hold(); return x; }, { input: true });
 
 test('results come in input order by default, from sync and async iterables', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 4 });
-  const g = pool.alloc(Int32Array, 3);
+  const p = probe(pool);
   // Input 0 is held until every other input has run: they finish first, yet come out after it.
-  const inputs = Array.from({ length: 6 }, (_, x) => [x, g]);
-  const m = pool.map(held, inputs);
+  const m = pool.map(heldTask(p), Array.from({ length: 6 }, (_, x) => [p.g, x]));
   const first = m.next();
-  await reached(g, 1);
-  await reached(g, 6, 2); // every body ran
-  open(g);
+  await p.reached(1);
+  await p.ran(6); // every body ran
+  p.open();
   assert.deepEqual(await first, { value: 0, done: false });
   assert.deepEqual(await collect(m), [1, 2, 3, 4, 5]);
   async function* numbers() { for (let i = 0; i < 20; i++) { await null; yield i; } }
@@ -45,12 +36,12 @@ test('results come in input order by default, from sync and async iterables', as
 
 test('ordered: false yields in completion order', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 4 });
-  const g = pool.alloc(Int32Array, 3);
+  const p = probe(pool);
   const got = [];
-  for await (const x of pool.map(held, [[0, g], [1, g], [2, g]], { ordered: false })) {
+  for await (const x of pool.map(heldTask(p), [[p.g, 0], [p.g, 1], [p.g, 2]], { ordered: false })) {
     got.push(x);
     // 0 stays held until both others were yielded.
-    if (got.length === 2) open(g);
+    if (got.length === 2) p.open();
   }
   assert.deepEqual(got.slice(0, 2).sort(), [1, 2]);
   assert.equal(got[2], 0);
@@ -59,22 +50,22 @@ test('ordered: false yields in completion order', async () => {
 
 test('look-ahead stays within workers + queueCapacity while the head is held, also for an endless generator', async () => {
   const pool = await Pool.create({ workers: 2, queueCapacity: 3 });
-  const g = pool.alloc(Int32Array, 3);
+  const p = probe(pool);
   let pulled = 0;
   let closed = false;
   function* endless() {
     try {
-      for (let x = 0; ; x++) { pulled++; yield [x, g]; }
+      for (let x = 0; ; x++) { pulled++; yield [p.g, x]; }
     } finally { closed = true; }
   }
-  const m = pool.map(held, endless());
+  const m = pool.map(heldTask(p), endless());
   const first = m.next();
   // The map pulls from a sync iterable up to its limit before it first waits, and then only
   // after it yields; so once every body it submitted ran, it has pulled all it ever will.
-  await reached(g, 1);
-  await reached(g, 5, 2);
+  await p.reached(1);
+  await p.ran(5);
   assert.equal(pulled, 5, 'pulled and not yet yielded: at most workers + queueCapacity');
-  open(g);
+  p.open();
   assert.deepEqual(await first, { value: 0, done: false });
   const more = [];
   for await (const x of m) { more.push(x); if (x === 40) break; }
@@ -86,67 +77,68 @@ test('look-ahead stays within workers + queueCapacity while the head is held, al
 
 test('break cancels the tasks not yet started: their bodies never run', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 8 });
-  const g = pool.alloc(Int32Array, 3);
-  const inputs = [[1, g], [0, g], ...Array.from({ length: 7 }, (_, i) => [i + 2, g])];
+  const p = probe(pool);
+  const inputs = [[p.g, 1], [p.g, 0], ...Array.from({ length: 7 }, (_, i) => [p.g, i + 2])];
   const got = [];
-  for await (const x of pool.map(held, inputs)) {
+  for await (const x of pool.map(heldTask(p), inputs)) {
     got.push(x);
-    await reached(g, 1); // input 0 is running (held); the 7 behind it are queued
+    await p.reached(1); // input 0 is running (held); the 7 behind it are queued
     break;
   }
   assert.deepEqual(got, [1]);
-  open(g);
+  p.open();
+  assert.equal((await p.counts()).ran, 2, 'only the two started bodies ran');
   await pool.shutdown();
-  assert.equal(Atomics.load(g, 2), 2, 'only the two started bodies ran');
   const s = assertInvariant(pool);
   assert.equal(s.cancelled, 8, JSON.stringify(s));
 });
 
 test('a failure is thrown at its position and cancels the rest; the pool keeps working', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 8 });
-  const g = pool.alloc(Int32Array, 3);
-  const task = ([x, g]) => {
-    Atomics.add(g, 2, 1);
+  const p = probe(pool);
+  const task = p.task(async (x) => {
+    ran();
     if (x === 2) throw new RangeError(`bad input ${x}`);
-    if (x === 3) { Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); }
+    if (x === 3) await hold();
     return x;
-  };
+  }, { input: true });
   const got = [];
   const e = await rejection((async () => {
-    for await (const x of pool.map(task, Array.from({ length: 8 }, (_, x) => [x, g]))) got.push(x);
+    for await (const x of pool.map(task, Array.from({ length: 8 }, (_, x) => [p.g, x]))) got.push(x);
   })());
   assert.ok(e instanceof RangeError);
   assert.equal(e.message, 'bad input 2');
   assert.deepEqual(got, [0, 1]);
-  open(g);
+  p.open();
   assert.equal(await pool.trySubmit(() => 'still working'), 'still working');
+  const { ran } = await p.counts();
+  assert.ok(ran <= 4, `bodies after the failure never ran: ${ran}`);
   await pool.shutdown();
-  assert.ok(Atomics.load(g, 2) <= 4, `bodies after the failure never ran: ${Atomics.load(g, 2)}`);
 });
 
 test('the signal ends the map with its reason; timeout applies to each task', async () => {
   const pool = await Pool.create({ workers: 1, queueCapacity: 4 });
-  const g = pool.alloc(Int32Array, 3);
+  const p = probe(pool);
   const ac = new AbortController();
   const got = [];
   const e = await rejection((async () => {
-    for await (const x of pool.map(held, [[1, g], [0, g], [2, g], [3, g]], { signal: ac.signal })) {
+    for await (const x of pool.map(heldTask(p), [[p.g, 1], [p.g, 0], [p.g, 2], [p.g, 3]], { signal: ac.signal })) {
       got.push(x);
-      await reached(g, 1);
+      await p.reached(1);
       ac.abort(new Error('stop the map'));
     }
   })());
   assert.equal(e.message, 'stop the map');
   assert.deepEqual(got, [1]);
-  open(g);
+  p.open();
+  assert.equal((await p.counts()).ran, 2, 'queued bodies never ran');
   await pool.shutdown();
-  assert.equal(Atomics.load(g, 2), 2, 'queued bodies never ran');
 
   const pool2 = await Pool.create({ workers: 1 });
-  const g2 = pool2.alloc(Int32Array, 3);
-  const t = await rejection(collect(pool2.map(held, [[0, g2]], { timeout: 30 })));
+  const p2 = probe(pool2);
+  const t = await rejection(collect(pool2.map(heldTask(p2), [[p2.g, 0]], { timeout: 30 })));
   assert.ok(t instanceof TimeoutError, String(t));
-  open(g2);
+  p2.open();
   async function* never() { await new Promise(() => {}); }
   const ac2 = new AbortController();
   const waiting = rejection(collect(pool2.map((x) => x, never(), { signal: ac2.signal })));

@@ -8,5 +8,6 @@ const create = Pool.create;
 Pool.create = function (options) {
   const o = options === undefined ? {} : options;
   const given = o !== null && typeof o === 'object' ? o : null;
-  return create.call(this, given !== null && !('mode' in given) ? { ...given, mode: 'message' } : options);
+  // The given object stays the prototype, so its getters still run when Pool.create reads them.
+  return create.call(this, given !== null && !('mode' in given) ? Object.setPrototypeOf({ mode: 'message' }, given) : options);
 };

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, diagnostics } from 'ringpool';
-import { assertInvariant, rejection } from './helpers.mjs';
+import { assertInvariant, gate, rejection } from './helpers.mjs';
 
 /** Busy-waits `us` µs on the worker, then returns `v`. */
 const spin = (us, v) => { const t = performance.now(); while ((performance.now() - t) * 1000 < us); return v; };
@@ -42,25 +42,21 @@ test('a solo task and a burst admitted in the same turn all settle', async () =>
 
 test('a solo task aborted or timed out while its result is awaited rejects, and the next one runs', async () => {
   const pool = await Pool.create({ workers: 1 });
-  // The body blocks until the caller opens its gate, so the catch finds nothing, and the
+  // The body waits until the caller opens its gate, so the catch finds nothing, and the
   // abort or the timeout comes while the task runs.
-  const gated = (g, v) => { while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); return v; };
-  const open = (g) => { Atomics.store(g, 0, 1); Atomics.notify(g, 0); };
   for (let i = 0; i < 20; i++) {
-    const g = pool.alloc(Int32Array, 1);
+    const g = gate(pool);
     const ac = new AbortController();
-    const aborted = pool.trySubmit(gated, [g, 'late'], { signal: ac.signal });
+    const aborted = pool.trySubmit(g.wait, [g.g], { signal: ac.signal });
     await null; // the catch (a microtask queued by trySubmit) runs and gives up
     ac.abort(new Error(`stop ${i}`));
     assert.equal((await rejection(aborted)).message, `stop ${i}`);
-    open(g);
-    const h = pool.alloc(Int32Array, 1);
-    const timedOut = pool.trySubmit(gated, [h, 'late'], { timeout: 1 });
+    g.open();
+    const h = gate(pool);
+    const timedOut = pool.trySubmit(h.wait, [h.g], { timeout: 1 });
     assert.equal((await rejection(timedOut)).code, 'TIMEOUT');
-    open(h);
+    h.open();
     assert.equal(await pool.trySubmit(spin, [0, i]), i, 'the next task gets its own result');
-    pool.free(g);
-    pool.free(h);
   }
   const s = assertInvariant(pool);
   assert.equal(s.completed, 20);

@@ -1,6 +1,6 @@
 // Type-checked against the installed package by scripts/test.sh (tsc --noEmit): what a
 // TypeScript user writes must compile, and misuse must not.
-import { Pool, PanicError, QueueFullError, OutOfMemoryError, diagnostics, image, memoryBytes, type PoolStats, type TileReport } from 'ringpool';
+import { Pool, PanicError, QueueFullError, OutOfMemoryError, diagnostics, image, memoryBytes, type PoolStats, type TileReport, type BandPixels } from 'ringpool';
 
 async function main(): Promise<void> {
   const pool: Pool = await Pool.create({ workers: 2, queueCapacity: 16 });
@@ -21,6 +21,12 @@ async function main(): Promise<void> {
   const tile: TileReport = await pool.trySubmit(image.blur(px, out, 4, 4, 1, 0, 4));
   const sum2: number = image.checksum(out) + tile.end - tile.start + spun;
   await pool.trySubmit(image.grayscale(px, 4, 4, 0, 4));
+  const band: BandPixels = await pool.trySubmit(image.sobel(new Uint8Array(64), null, 4, 4, 1, 3));
+  const bandBytes: Uint8Array = band.pixels;
+  void bandBytes;
+  // @ts-expect-error: a by-value task resolves with its pixels, not a TileReport's queue depth
+  const q: number = (await pool.trySubmit(image.sobel(new Uint8Array(64), null, 4, 4, 1, 3))).queued;
+  void q;
   // @ts-expect-error: blur needs a radius
   image.blur(px, out, 4, 4, 0, 4);
   const tiles: TileReport[] = await pool.submitAll([image.blur(px, out, 4, 4, 1, 0, 2), image.blur(px, out, 4, 4, 1, 2, 4)]);

@@ -66,6 +66,17 @@ impl Filter {
         matches!(self, Filter::Grayscale)
     }
 
+    /// How many rows above and below its band a kernel reads (borders clamp to the image's
+    /// edge): a band computed from those rows alone equals the band computed from the whole
+    /// image, which is how `image.*` sends only a strip of a plain array to a worker.
+    pub fn reach(self) -> u32 {
+        match self {
+            Filter::Grayscale => 0,
+            Filter::Blur { radius } | Filter::Sharpen { radius, .. } => radius,
+            Filter::Sobel | Filter::Emboss => 1,
+        }
+    }
+
     /// Checks the parameters.
     pub fn validate(self) -> Result<(), ImageError> {
         match self {

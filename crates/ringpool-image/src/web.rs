@@ -66,8 +66,39 @@ pub fn range(e: ImageError) -> JsValue {
     range_error(&e.0)
 }
 
-/// One band of `filter` from `src` into `dst`, checked.
+/// The names of the exports that make each kernel's task (`Task::remade_by`).
+fn export_of(filter: Filter) -> &'static str {
+    match filter {
+        Filter::Grayscale => "imageGrayscale",
+        Filter::Blur { .. } => "imageBlur",
+        Filter::Sharpen { .. } => "imageSharpen",
+        Filter::Sobel => "imageSobel",
+        Filter::Emboss => "imageEmboss",
+    }
+}
+
+/// The export's arguments for `filter` over an image of `width` × `height` and the band
+/// `[y0, y1)`, with `src` as given and no `dst`.
+fn export_args(filter: Filter, src: Value, width: u32, height: u32, y0: u32, y1: u32) -> Vec<Value> {
+    let n = |v: u32| Value::Number(v as f64);
+    let mut args = vec![src, Value::Null, n(width), n(height)];
+    match filter {
+        Filter::Blur { radius } => args.push(n(radius)),
+        Filter::Sharpen { radius, amount } => args.extend([n(radius), Value::Number(amount as f64)]),
+        Filter::Grayscale | Filter::Sobel | Filter::Emboss => {}
+    }
+    args.extend([n(y0), n(y1)]);
+    args
+}
+
+/// One band of `filter`: from a pool view `src` into the pool view `dst`, or, with `dst` null
+/// or undefined, from a plain `Uint8Array` `src` by value (the band's result carries the new
+/// rows as `pixels`). The by-value form runs in message mode too: the task copies only the
+/// rows the band reads (`Filter::reach`) and is made again on the worker from them.
 fn band_task(filter: Filter, src: &JsValue, dst: &JsValue, width: &JsValue, height: &JsValue, y0: &JsValue, y1: &JsValue) -> Result<Task, JsValue> {
+    if dst.is_null() || dst.is_undefined() {
+        return by_value_task(filter, src, width, height, y0, y1);
+    }
     let (src, dst) = (view(src, "src")?, view(dst, "dst")?);
     let (width, height) = (int(width, "width")?, int(height, "height")?);
     let (y0, y1) = (int(y0, "y0")?, int(y1, "y1")?);
@@ -106,6 +137,34 @@ fn band_task(filter: Filter, src: &JsValue, dst: &JsValue, width: &JsValue, heig
     }))
 }
 
+/// A band of `filter` over a plain `Uint8Array` (or `Uint8ClampedArray`), by value: the rows
+/// `[y0 - reach, y1 + reach)` are copied now, and the task returns
+/// `{ worker, start, end, pixels }` with the band's `(y1 - y0) * width * 4` new bytes.
+fn by_value_task(filter: Filter, src: &JsValue, width: &JsValue, height: &JsValue, y0: &JsValue, y1: &JsValue) -> Result<Task, JsValue> {
+    if !(src.is_instance_of::<js_sys::Uint8Array>() || src.is_instance_of::<js_sys::Uint8ClampedArray>()) {
+        return Err(type_error("src must be a Uint8Array or Uint8ClampedArray of RGBA pixels (with dst null, the band comes back as the result's pixels)"));
+    }
+    let bytes = src.unchecked_ref::<js_sys::Uint8Array>();
+    let (width, height) = (int(width, "width")?, int(height, "height")?);
+    let (y0, y1) = (int(y0, "y0")?, int(y1, "y1")?);
+    filter.validate().map_err(range)?;
+    let stride = image::check_geometry(width, height, y0, y1, bytes.byte_length() as usize).map_err(|e| range(ImageError(format!("src: {e}"))))?;
+    // Only the rows the band reads, so a worker gets a strip rather than the whole picture.
+    let (s0, s1) = (y0.saturating_sub(filter.reach()), (y1 + filter.reach()).min(height));
+    let strip = bytes.subarray(s0 * stride as u32, s1 * stride as u32).to_vec();
+    let (h, b0, b1) = (s1 - s0, y0 - s0, y1 - s0);
+    let args = export_args(filter, Value::Typed(ringpool::value::TypedKind::Uint8, strip.clone()), width, h, b0, b1);
+    Ok(Task::new(move || {
+        let start = clock();
+        let mut band = vec![0; (b1 - b0) as usize * stride];
+        image::apply(filter, &strip, &mut band, width, h, b0, b1).expect("checked when the task was made");
+        let mut fields = timing_fields(start);
+        fields.push(("pixels".into(), Value::Typed(ringpool::value::TypedKind::Uint8, band)));
+        Value::Object(fields)
+    })
+    .remade_by(export_of(filter), args))
+}
+
 /// `{ worker, start, end }` of a task that started at `start` and ends now.
 pub fn timing_fields(start: f64) -> Vec<(String, Value)> {
     let worker = ringpool::worker_index().map_or(-1.0, |i| i as f64);
@@ -118,10 +177,10 @@ pub fn timing_fields(start: f64) -> Vec<(String, Value)> {
 }
 
 /// `image.grayscale(view, width, height, y0, y1)`: rows `[y0, y1)` to gray, in place; or
-/// `image.grayscale(src, dst, width, height, y0, y1)` like the other kernels.
+/// `image.grayscale(src, dst, width, height, y0, y1)` like the other kernels (`dst` null: by value).
 #[wasm_bindgen(js_name = imageGrayscale)]
 pub fn image_grayscale(a: &JsValue, b: &JsValue, c: &JsValue, d: &JsValue, e: &JsValue, f: &JsValue) -> Result<Task, JsValue> {
-    if b.is_object() {
+    if b.is_object() || b.is_null() || b.is_undefined() {
         band_task(Filter::Grayscale, a, b, c, d, e, f)
     } else {
         band_task(Filter::Grayscale, a, a, b, c, d, e)
@@ -169,8 +228,15 @@ pub fn image_emboss(src: &JsValue, dst: &JsValue, width: &JsValue, height: &JsVa
 /// `image.sample(view, width, height)`: fills a pool view with the demo's deterministic sample.
 #[wasm_bindgen(js_name = imageSample)]
 pub fn image_sample(view_: &JsValue, width: &JsValue, height: &JsValue) -> Result<(), JsValue> {
-    let v = view(view_, "view")?;
     let (w, h) = (int(width, "width")?, int(height, "height")?);
+    if pool_view_offset(view_).is_none() && (view_.is_instance_of::<js_sys::Uint8Array>() || view_.is_instance_of::<js_sys::Uint8ClampedArray>()) {
+        // A plain array (message mode has no pool views): filled by one copy.
+        let bytes = view_.unchecked_ref::<js_sys::Uint8Array>();
+        image::check_geometry(w, h, 0, h.max(1), bytes.byte_length() as usize).map_err(range)?;
+        bytes.copy_from(&image::sample(w, h));
+        return Ok(());
+    }
+    let v = view(view_, "view")?;
     image::check_geometry(w, h, 0, h.max(1), v.len).map_err(range)?;
     let pixels = image::sample(w, h);
     // SAFETY: `v` is a checked pool view of exactly `pixels.len()` bytes.

@@ -166,7 +166,8 @@ impl Transfer {
 
     /// What the codec needs to hand this list's buffers over.
     fn handover(&self) -> crate::web::codec::Handover<'_> {
-        crate::web::codec::Handover { items: &self.items, id: self.id, used: &self.used }
+        let any_size = self.owner.as_ref().is_some_and(|main| main.mode == crate::web::owner::Mode::Message);
+        crate::web::codec::Handover { items: &self.items, id: self.id, used: &self.used, any_size }
     }
 
     /// Detaches the caller's buffers (once): the task is admitted or waits for space, and its

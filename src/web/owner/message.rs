@@ -27,8 +27,11 @@ pub(crate) enum Reply {
     /// `value`: `[name, message, stack]` of the `Error` it threw (structured clone would keep
     /// only the built-in names).
     ThrewError = "threw-error",
-    /// `value`: why its result could not be posted back.
+    /// `value`: why its result could not be posted back (structured clone's words).
     Unsendable = "unsendable",
+    /// `value`: `[name, message]` of the codec's error naming the place in the result that
+    /// cannot cross, as in shared mode (`TypeError` or `RangeError`).
+    Refused = "refused",
     /// `value`: the compile error of the task function's source.
     DoesNotCompile = "does-not-compile",
     /// The task module has no function export of that name.
@@ -109,6 +112,10 @@ impl Main {
             Reply::Unsendable => {
                 let why = value.as_string().unwrap_or_default();
                 (Ok(type_error(format!("the task's result cannot be posted back to the pool's thread: {why}"))), true)
+            }
+            Reply::Refused => {
+                let text = |i: u32| js_sys::Reflect::get_u32(&value, i).ok().and_then(|v| v.as_string()).unwrap_or_default();
+                (Ok(JsOutcome::Thrown(Value::Error { name: text(0), message: text(1), stack: String::new() })), true)
             }
             Reply::DoesNotCompile => (Ok(crate::web::worker::jsfn::does_not_compile(&value)), true),
             Reply::NotFound => (Ok(crate::web::worker::jsfn::no_export(&value.as_string().unwrap_or_default())), true),

@@ -128,3 +128,21 @@ pub fn run_remade(task: JsValue, index: u32) -> JsValue {
         Err(other) => pair(Reply::Threw, crate::web::errors::task_error_to_js(&other)),
     }
 }
+
+/// What a message-mode worker posts back for a result structured clone would not copy as the
+/// codec reads it (`clonesAlike` in codec.js, `worker/posted.js`): `["returned", copy]` with the
+/// codec's copy, or `["refused", [name, message]]` with its error naming the place
+/// (`result.tiles[1].f cannot be sent …`), as in shared mode.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __ringpoolResultCopy, skip_typescript)]
+pub fn result_copy(value: JsValue) -> JsValue {
+    use crate::web::owner::Reply;
+    let (reply, value): (Reply, JsValue) = match crate::web::codec::from_js(&value, "result", &mut crate::value::Budget::default(), &|_| None) {
+        Ok(v) => (Reply::Returned, crate::web::codec::to_js(&v)),
+        Err(e) => {
+            let name = if e.is_type_error() { "TypeError" } else { "RangeError" };
+            (Reply::Refused, js_sys::Array::of2(&name.into(), &e.to_string().into()).into())
+        }
+    };
+    js_sys::Array::of2(&reply.into(), &value).into()
+}

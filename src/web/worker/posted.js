@@ -6,6 +6,7 @@
 // the export that made them, in a module instance of this worker's own (src/README.md,
 // "Message mode"). The owner's half is owner/message.rs and `WorkerSet.postTask`.
 import { cached, compileCached } from './compile.js';
+import { clonesAlike } from '../codec.js';
 
 // `this` of a task function, as in shared mode (jsfn.js): `signal` aborts and `isCancelled()`
 // turns true once the owner says the task was settled by someone else (between the task's
@@ -37,25 +38,45 @@ export function runPosted(data, post, listen, close, taskModule, loadGlue) {
   const { index } = data;
   let glue = null; // this worker's own module instance, made for its first Rust task
   let running = null; // the context of the task it runs
-  const reply = (kind, value) => {
-    try {
-      post({ type: 'reply', index, detail: [kind, value] });
-    } catch (e) {
-      post({ type: 'reply', index, detail: ['unsendable', `${e?.name ?? 'Error'}: ${e?.message ?? e}`] });
-    }
-  };
-  const settle = (ok, v) => {
-    if (ok) reply('returned', v);
-    // Structured clone keeps the name of built-in errors only.
-    else if (v instanceof Error) reply('threw-error', [String(v.name), String(v.message), String(v.stack ?? '')]);
-    else reply('threw', v);
-  };
-  const remade = async (name, args) => {
+  const instance = async () => {
     if (glue === null) {
       const g = await loadGlue();
       g.initSync({ module: data.module });
       glue = g;
     }
+    return glue;
+  };
+  const reply = (kind, value, copied = false) => {
+    try {
+      post({ type: 'reply', index, detail: [kind, value] });
+    } catch (e) {
+      if (kind === 'returned' && !copied) return void viaCodec(value, e);
+      post({ type: 'reply', index, detail: ['unsendable', `${e?.name ?? 'Error'}: ${e?.message ?? e}`] });
+    }
+  };
+  // A result structured clone would not copy as the codec reads it (a class instance, a
+  // function, a proxy, a getter): the codec copies it, or refuses it naming the place, in this
+  // worker's own instance, so a result crosses as it would in shared mode.
+  const viaCodec = async (value, e) => {
+    let outcome;
+    try {
+      outcome = (await instance()).__ringpoolResultCopy(value);
+    } catch (err) {
+      outcome = ['unsendable', `${(e ?? err)?.name ?? 'Error'}: ${(e ?? err)?.message ?? e ?? err}`];
+    }
+    reply(outcome[0], outcome[1], true);
+  };
+  const settle = (ok, v) => {
+    if (ok) {
+      if (clonesAlike(v)) reply('returned', v);
+      else viaCodec(v);
+    }
+    // Structured clone keeps the name of built-in errors only.
+    else if (v instanceof Error) reply('threw-error', [String(v.name), String(v.message), String(v.stack ?? '')]);
+    else reply('threw', v);
+  };
+  const remade = async (name, args) => {
+    const glue = await instance();
     let outcome;
     try {
       outcome = glue.__ringpoolRunRemade(glue[name](...args), index);
