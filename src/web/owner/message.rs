@@ -99,32 +99,26 @@ impl Main {
     /// Worker `index` replied: its task ends with `reply`, and it takes its next turn.
     pub(super) fn on_reply(&self, index: usize, reply: Reply, value: JsValue) {
         let Some((task, _)) = self.posted.borrow_mut().get_mut(index).and_then(Option::take) else { return };
+        // `value[i]` of an array reply, as a string or a number.
+        let part = |i: u32| js_sys::Reflect::get_u32(&value, i).ok();
+        let text = |i: u32| part(i).and_then(|v| v.as_string());
         let (result, failed) = match reply {
             Reply::Returned => {
                 let (outcome, failed) = outcome_of(true, &value);
                 (Ok(outcome), failed)
             }
             Reply::Threw => (Ok(outcome_of(false, &value).0), true),
-            Reply::ThrewError => {
-                let text = |i: u32| js_sys::Reflect::get_u32(&value, i).ok().and_then(|v| v.as_string()).unwrap_or_default();
-                (Ok(thrown_error(text(0), text(1), text(2), true)), true)
-            }
+            Reply::ThrewError => (Ok(thrown_error(text(0).unwrap_or_default(), text(1).unwrap_or_default(), text(2).unwrap_or_default(), true)), true),
             Reply::Unsendable => {
                 let why = value.as_string().unwrap_or_default();
-                (Ok(type_error(format!("the task's result cannot be posted back to the pool's thread: {why}"))), true)
+                (Ok(error_outcome("TypeError".into(), format!("the task's result cannot be posted back to the pool's thread: {why}"))), true)
             }
-            Reply::Refused => {
-                let text = |i: u32| js_sys::Reflect::get_u32(&value, i).ok().and_then(|v| v.as_string()).unwrap_or_default();
-                (Ok(JsOutcome::Thrown(Value::Error { name: text(0), message: text(1), stack: String::new() })), true)
-            }
+            Reply::Refused => (Ok(error_outcome(text(0).unwrap_or_default(), text(1).unwrap_or_default())), true),
             Reply::DoesNotCompile => (Ok(crate::web::worker::jsfn::does_not_compile(&value)), true),
             Reply::NotFound => (Ok(crate::web::worker::jsfn::no_export(&value.as_string().unwrap_or_default())), true),
-            Reply::Panicked => {
-                let part = |i: u32| js_sys::Reflect::get_u32(&value, i).ok().and_then(|v| v.as_string());
-                (Err(TaskError::Panicked { message: part(0).unwrap_or_default(), location: part(1) }), true)
-            }
+            Reply::Panicked => (Err(TaskError::Panicked { message: text(0).unwrap_or_default(), location: text(1) }), true),
             Reply::OutOfMemory => {
-                let n = |i: u32| js_sys::Reflect::get_u32(&value, i).ok().and_then(|v| v.as_f64()).unwrap_or(0.0) as usize;
+                let n = |i: u32| part(i).and_then(|v| v.as_f64()).unwrap_or(0.0) as usize;
                 (Err(TaskError::OutOfMemory(OutOfMemory { needed: n(0), in_use: n(1), maximum: n(2) })), true)
             }
             Reply::__Invalid => return,
@@ -157,6 +151,7 @@ impl Main {
     }
 }
 
-fn type_error(message: String) -> JsOutcome {
-    JsOutcome::Thrown(Value::Error { name: "TypeError".into(), message, stack: String::new() })
+/// An error of the built-in class `name` (`TypeError`, `RangeError`) as the task's outcome.
+fn error_outcome(name: String, message: String) -> JsOutcome {
+    JsOutcome::Thrown(Value::Error { name, message, stack: String::new() })
 }

@@ -57,12 +57,13 @@ export function runPosted(data, post, listen, close, taskModule, loadGlue) {
   // A result structured clone would not copy as the codec reads it (a class instance, a
   // function, a proxy, a getter): the codec copies it, or refuses it naming the place, in this
   // worker's own instance, so a result crosses as it would in shared mode.
-  const viaCodec = async (value, e) => {
+  const viaCodec = async (value, cloneError) => {
     let outcome;
     try {
       outcome = (await instance()).__ringpoolResultCopy(value);
-    } catch (err) {
-      outcome = ['unsendable', `${(e ?? err)?.name ?? 'Error'}: ${(e ?? err)?.message ?? e ?? err}`];
+    } catch (e) {
+      const why = cloneError ?? e;
+      outcome = ['unsendable', `${why?.name ?? 'Error'}: ${why?.message ?? why}`];
     }
     reply(outcome[0], outcome[1], true);
   };
