@@ -6,6 +6,13 @@ export interface PoolOptions {
   /** Queue slots; default 256. Integer >= 1. */
   queueCapacity?: number;
   /**
+   * How many tasks may wait for queue space at once (`submit` calls and `submitAll` items); a
+   * call that would take `stats().waiting` past it is refused at once with `PoolOverloadError`,
+   * nothing of it admitted. Integer >= 0, or `Infinity` (the default: unlimited). `trySubmit`
+   * never waits and is not bounded by it.
+   */
+  maxWaiting?: number;
+  /**
    * An ES module every worker imports before it is ready (a `URL`, an absolute URL, or in Node
    * a path); its function exports become tasks by name: `pool.trySubmit('add', [1, 2])`.
    */
@@ -112,6 +119,8 @@ export interface TimeStats { count: number; mean: number; p50: number; p90: numb
 
 export interface PoolStats {
   workers: number; queueCapacity: number; queued: number; running: number;
+  /** Tasks waiting for queue space now (each `submit` call, each `submitAll` item); not yet accepted. */
+  waiting: number;
   accepted: number; rejected: number; completed: number; failed: number;
   panicked: number; crashed: number; cancelled: number; timedOut: number;
   /** From a body's start to its return (every body that ran). */
@@ -205,6 +214,8 @@ export declare class CancelledError extends RingpoolError { readonly code: 'CANC
  * page.
  */
 export declare class NotIsolatedError extends RingpoolError { readonly code: 'NOT_ISOLATED'; }
+/** A `submit`/`submitAll` call would take `stats().waiting` past the pool's `maxWaiting`; nothing of it was admitted. */
+export declare class PoolOverloadError extends RingpoolError { readonly code: 'POOL_OVERLOAD'; }
 /**
  * The shared memory cannot hold a value: an argument at admission, a result on its way back, or
  * an allocation inside a Rust task. A `RangeError`; the pool keeps working and nothing accepted

@@ -31,7 +31,7 @@ glue.__setWorkerScript(
 const errors = glue.errorClasses();
 export const {
   RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError,
-  OutOfMemoryError, NotIsolatedError,
+  OutOfMemoryError, NotIsolatedError, PoolOverloadError,
 } = errors;
 
 // `pool.map` and `pool[Symbol.asyncDispose]` are written in JS (pool-api.js).

@@ -17,6 +17,7 @@ use crate::histogram::PoolTimes;
 use crate::stats::{Counters, Settled, Stats};
 use crate::sync::{Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::task::{Phase, Runnable};
+use crate::waiting::Waiting;
 use crate::worker_slot::WorkerSlot;
 use std::task::Waker;
 use std::time::Duration;
@@ -77,6 +78,11 @@ pub(crate) trait Backend: Sized + Clone + 'static {
     /// A worker popped a task that had been settled while queued: it runs nothing and
     /// delivers nothing, but a queue slot is free for whoever waits for one.
     fn skipped(shared: &Shared<Self>);
+    /// A worker took a task from the queue, so a place may be free: natively the Rust
+    /// `Submit` futures waiting for one are woken here. On the web the owner's drain wakes
+    /// them, which workers ring while anyone waits (a worker must not take the lock the
+    /// owner takes to park a future: a contended lock would block a browser main thread).
+    fn space_freed(_shared: &Shared<Self>) {}
     /// Whether delivered results still wait for the owner thread (it is busy).
     fn results_waiting(shared: &Shared<Self>) -> bool;
     /// The last worker left: wake `shutdown()`'s waiters.
@@ -105,6 +111,8 @@ pub(crate) struct Shared<B: Backend> {
     pub(crate) times: PoolTimes,
     /// Wakers of pending `shutdown` futures, woken when `live` reaches 0.
     pub(crate) shutdown_waiters: Mutex<Vec<Waker>>,
+    /// Submissions waiting for queue space, and their bound (`waiting.rs`).
+    pub(crate) waiting: Arc<Waiting>,
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub(crate) delivery: B::Delivery,
 }
@@ -141,7 +149,7 @@ impl<B: Backend> Shared<B> {
 
     pub(crate) fn stats(&self) -> Stats {
         let (run_time, wait_time) = self.times.summaries();
-        self.counters.snapshot(self.workers, self.dispatch.capacity(), run_time, wait_time)
+        self.counters.snapshot(self.workers, self.dispatch.capacity(), self.waiting.count() as u64, run_time, wait_time)
     }
 }
 

@@ -241,6 +241,14 @@ impl<T> Dispatch<T> {
         self.capacity
     }
 
+    /// Places free in the lanes now: a snapshot, which workers taking tasks only raise (and
+    /// other submitters lower).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub fn free(&self) -> usize {
+        let used = self.submit.0.pushed.load(Ordering::SeqCst).wrapping_sub(self.taken.0.load(Ordering::SeqCst));
+        self.capacity.saturating_sub(self.routed()).saturating_sub(used)
+    }
+
     /// Admission: lock-free, never waits; wakes one sleeping worker if there is one.
     pub fn try_push(&self, value: T, priority: Priority) -> Result<(), PushError<T>> {
         let Reserved { pushed, taken_seen } = &self.submit.0;

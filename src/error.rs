@@ -65,13 +65,17 @@ pub enum SubmitError<F> {
     Cancelled(F),
     /// The shared memory could not hold the task (wasm; see [`OutOfMemory`]).
     OutOfMemory(F, OutOfMemory),
+    /// [`WorkerPool::submit`](crate::WorkerPool::submit) found the queue full and as many
+    /// submissions already waiting for space as [`PoolOptions::max_waiting`](crate::PoolOptions)
+    /// allows; it did not wait.
+    Overloaded(F),
 }
 
 impl<F> SubmitError<F> {
     /// The closure that was not submitted.
     pub fn into_inner(self) -> F {
         match self {
-            SubmitError::QueueFull(f) | SubmitError::Closed(f) | SubmitError::Cancelled(f) => f,
+            SubmitError::QueueFull(f) | SubmitError::Closed(f) | SubmitError::Cancelled(f) | SubmitError::Overloaded(f) => f,
             SubmitError::OutOfMemory(f, _) => f,
         }
     }
@@ -83,6 +87,7 @@ impl<F> SubmitError<F> {
             SubmitError::Closed(f) => SubmitError::Closed(op(f)),
             SubmitError::Cancelled(f) => SubmitError::Cancelled(op(f)),
             SubmitError::OutOfMemory(f, oom) => SubmitError::OutOfMemory(op(f), oom),
+            SubmitError::Overloaded(f) => SubmitError::Overloaded(op(f)),
         }
     }
 }
@@ -94,6 +99,7 @@ impl<F> fmt::Debug for SubmitError<F> {
             SubmitError::Closed(_) => f.write_str("Closed(..)"),
             SubmitError::Cancelled(_) => f.write_str("Cancelled(..)"),
             SubmitError::OutOfMemory(_, oom) => write!(f, "OutOfMemory(.., {oom:?})"),
+            SubmitError::Overloaded(_) => f.write_str("Overloaded(..)"),
         }
     }
 }
@@ -105,6 +111,7 @@ impl<F> fmt::Display for SubmitError<F> {
             SubmitError::Closed(_) => f.write_str("the pool is shut down and accepts no tasks"),
             SubmitError::Cancelled(_) => f.write_str("the task was cancelled before it was submitted"),
             SubmitError::OutOfMemory(_, oom) => oom.fmt(f),
+            SubmitError::Overloaded(_) => f.write_str("the pool already has as many submissions waiting for queue space as its max_waiting allows"),
         }
     }
 }

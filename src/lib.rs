@@ -50,6 +50,8 @@ mod worker_loop;
 #[cfg(not(loom))]
 mod worker_slot;
 #[cfg(not(loom))]
+mod waiting;
+#[cfg(not(loom))]
 mod stats;
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 mod restart;
@@ -78,7 +80,7 @@ pub use memory::OutOfMemory;
 #[cfg(not(loom))]
 pub use broadcast::BroadcastHandle;
 #[cfg(not(loom))]
-pub use pool::{Shutdown, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
+pub use pool::{PoolOptions, Shutdown, Submit, TaskOptions, WorkerPool, MAX_QUEUE_CAPACITY, MAX_WORKERS};
 #[cfg(not(loom))]
 pub use worker_loop::{live_worker_threads, worker_id, worker_index};
 #[cfg(not(loom))]

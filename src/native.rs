@@ -82,8 +82,12 @@ impl Backend for Native {
         task.header().deliver();
     }
 
-    /// Natively nobody waits for queue space.
+    /// `space_freed` has woken whoever waits for queue space already.
     fn skipped(_shared: &Shared<Self>) {}
+
+    fn space_freed(shared: &Shared<Self>) {
+        shared.waiting.wake_all();
+    }
 
     /// A completion wakes its waker at once: no results wait for the owner.
     fn results_waiting(_shared: &Shared<Self>) -> bool {

@@ -14,6 +14,7 @@ use crate::error::{BuildError, ShutdownTimeout, SubmitError, TaskError};
 use crate::ring::PushError;
 use crate::sync::{Arc, AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::task::{Output, Task, TaskHandle};
+use crate::waiting::{Places, Waiting};
 use crate::worker_slot::WorkerSlot;
 use std::future::Future;
 use std::pin::Pin;
@@ -31,6 +32,16 @@ pub struct TaskOptions {
     pub timeout: Option<Duration>,
     /// Which lane it waits in: a worker takes the oldest task of the highest level present.
     pub priority: Priority,
+}
+
+/// Options for a whole pool ([`WorkerPool::with_options`]).
+#[derive(Debug, Clone, Default)]
+pub struct PoolOptions {
+    /// How many submissions may wait for queue space at once ([`WorkerPool::submit`], and the
+    /// JS `submit`/`submitAll`); a submission that would wait past it is refused at once with
+    /// [`SubmitError::Overloaded`]. `None` (the default): unlimited. `try_submit` never waits,
+    /// so it is not bounded by this.
+    pub max_waiting: Option<usize>,
 }
 
 /// A task's registration with its [`CancelToken`] or its deadline: settles it with `err`.
@@ -69,13 +80,24 @@ pub struct WorkerPool<B: Backend = Platform> {
 impl WorkerPool {
     /// Starts `workers` workers and a queue of `queue_capacity` slots.
     pub fn new(workers: usize, queue_capacity: usize) -> Result<Self, BuildError> {
-        Self::build(workers, queue_capacity, Default::default())
+        Self::build(workers, queue_capacity, PoolOptions::default(), Default::default())
+    }
+
+    /// [`new`](Self::new) with options for the whole pool.
+    ///
+    /// ```
+    /// use ringpool::{PoolOptions, WorkerPool};
+    /// let pool = WorkerPool::with_options(2, 64, PoolOptions { max_waiting: Some(100) }).unwrap();
+    /// assert_eq!(pool.stats().waiting, 0);
+    /// ```
+    pub fn with_options(workers: usize, queue_capacity: usize, options: PoolOptions) -> Result<Self, BuildError> {
+        Self::build(workers, queue_capacity, options, Default::default())
     }
 }
 
 impl<B: Backend> WorkerPool<B> {
     /// [`new`](Self::new) with the back end's start options.
-    pub(crate) fn build(workers: usize, queue_capacity: usize, config: B::Config) -> Result<Self, BuildError> {
+    pub(crate) fn build(workers: usize, queue_capacity: usize, options: PoolOptions, config: B::Config) -> Result<Self, BuildError> {
         // Both hooks are installed here, while the memory has room: installing one allocates,
         // and a first submission may come when the memory is full.
         crate::memory::install_backstop();
@@ -96,6 +118,7 @@ impl<B: Backend> WorkerPool<B> {
             counters: Counters::default(),
             times: PoolTimes::new(workers),
             shutdown_waiters: Mutex::new(Vec::new()),
+            waiting: Arc::new(Waiting::new(options.max_waiting)),
             delivery: B::Delivery::default(),
         });
         let backend = B::start(&shared, config)?;
@@ -274,6 +297,8 @@ impl<B: Backend> WorkerPool<B> {
     pub fn shutdown(&self) -> Shutdown<B> {
         self.shared.dispatch.close();
         self.backend.queue_changed();
+        // Waiting `Submit` futures see the close and give their closures back.
+        self.shared.waiting.wake_all();
         Shutdown { shared: self.shared.clone(), backend: self.backend.clone(), deadline: None, timer: None }
     }
 
@@ -320,6 +345,53 @@ impl<B: Backend> WorkerPool<B> {
         s
     }
 
+    /// Submits `f`, waiting for queue space if the queue is full: resolves with its handle once
+    /// admitted, or with the refusal ([`SubmitError::Closed`] if shutdown starts while it
+    /// waits, [`SubmitError::Overloaded`] at once if [`PoolOptions::max_waiting`] submissions
+    /// already wait). While it waits it counts in [`Stats::waiting`]; dropping the future
+    /// leaves at once. Waiting futures are not served in order: each tries again when a place
+    /// frees.
+    ///
+    /// ```
+    /// use ringpool::{PoolOptions, SubmitError, WorkerPool};
+    /// use std::future::Future;
+    /// let pool = WorkerPool::with_options(1, 1, PoolOptions { max_waiting: Some(1) }).unwrap();
+    /// let gate = std::sync::Arc::new(std::sync::Barrier::new(2));
+    /// let g = gate.clone();
+    /// let running = pool.try_submit(move || { g.wait(); 1 }).unwrap(); // occupies the worker
+    /// while pool.try_submit(|| 2).is_ok() {} // fills the one queue slot
+    /// let mut waits = pool.submit(|| 3);
+    /// let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    /// assert!(std::pin::Pin::new(&mut waits).poll(&mut cx).is_pending(), "the queue is full: it waits");
+    /// assert_eq!(pool.stats().waiting, 1);
+    /// match ringpool::block_on(pool.submit(|| 4)) {
+    ///     Err(SubmitError::Overloaded(f)) => assert_eq!(f(), 4, "refused at once, closure back"),
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// gate.wait();
+    /// let handle = ringpool::block_on(waits).unwrap();
+    /// assert_eq!(ringpool::block_on(handle), Ok(3));
+    /// assert_eq!(ringpool::block_on(running), Ok(1));
+    /// assert_eq!(pool.stats().waiting, 0);
+    /// ```
+    pub fn submit<F, T>(&self, f: F) -> Submit<'_, F, T, B>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.submit_with(f, TaskOptions::default())
+    }
+
+    /// [`submit`](Self::submit) with [`TaskOptions`]; `timeout` starts once the task is
+    /// admitted (drop the future to stop waiting).
+    pub fn submit_with<F, T>(&self, f: F, options: TaskOptions) -> Submit<'_, F, T, B>
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        Submit { pool: self, f: Some(f), options, place: None, _result: std::marker::PhantomData }
+    }
+
     /// Whether shutdown has started.
     pub fn is_closed(&self) -> bool {
         self.shared.dispatch.is_closed()
@@ -356,6 +428,61 @@ impl<B: Backend> Drop for WorkerPool<B> {
 impl<B: Backend> std::fmt::Debug for WorkerPool<B> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("WorkerPool").field("stats", &self.stats()).finish()
+    }
+}
+
+/// Future returned by [`WorkerPool::submit`]: the task's handle once it is admitted.
+#[must_use = "a submission waits for queue space only while its future is polled"]
+pub struct Submit<'a, F, T, B: Backend = Platform> {
+    pool: &'a WorkerPool<B>,
+    /// The closure, until it is admitted or handed back.
+    f: Option<F>,
+    options: TaskOptions,
+    /// Its place among the waiting submissions, from the first time it found the queue full.
+    place: Option<Places>,
+    _result: std::marker::PhantomData<fn() -> T>,
+}
+
+// The closure is moved in and out, never pinned in place.
+impl<F, T, B: Backend> Unpin for Submit<'_, F, T, B> {}
+
+impl<F, T, B: Backend> Future for Submit<'_, F, T, B>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    type Output = Result<TaskHandle<T>, SubmitError<F>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        let mut parked = false;
+        loop {
+            let f = this.f.take().expect("Submit polled after it finished");
+            match this.pool.offer(f, this.options.clone(), false, None, None) {
+                Err(SubmitError::QueueFull(f)) => {
+                    if this.place.is_none() {
+                        match this.pool.shared.waiting.places(1) {
+                            Some(place) => this.place = Some(place),
+                            None => {
+                                this.pool.shared.counters.rejected.fetch_add(1, Ordering::SeqCst);
+                                return Poll::Ready(Err(SubmitError::Overloaded(f)));
+                            }
+                        }
+                    }
+                    this.f = Some(f);
+                    if parked {
+                        return Poll::Pending;
+                    }
+                    // Parked before the second try: a place freed in between wakes it.
+                    this.pool.shared.waiting.park(cx.waker());
+                    parked = true;
+                }
+                done => {
+                    this.place = None;
+                    return Poll::Ready(done);
+                }
+            }
+        }
     }
 }
 

@@ -16,6 +16,9 @@ pub struct Stats {
     pub queued: u64,
     /// Task bodies running now.
     pub running: u64,
+    /// Submissions waiting for queue space now (each JS `submit` call, each `submitAll` item
+    /// and each pending [`Submit`](crate::Submit) future is one); not yet accepted.
+    pub waiting: u64,
     /// Submissions admitted (each settles exactly once).
     pub accepted: u64,
     /// Submissions refused: queue full, closed, or already cancelled. A JS `submit` that
@@ -133,7 +136,7 @@ impl Counters {
     }
 
     /// The counters as [`Stats`]; `queued` and `running` follow from the others.
-    pub(crate) fn snapshot(&self, workers: usize, queue_capacity: usize, run_time: TimeStats, wait_time: TimeStats) -> Stats {
+    pub(crate) fn snapshot(&self, workers: usize, queue_capacity: usize, waiting: u64, run_time: TimeStats, wait_time: TimeStats) -> Stats {
         let accepted = self.accepted.load(Ordering::SeqCst);
         let started = self.started.load(Ordering::SeqCst);
         let settled_queued = self.settled_queued.load(Ordering::SeqCst);
@@ -145,6 +148,7 @@ impl Counters {
             queue_capacity,
             queued: accepted.saturating_sub(started + settled_queued),
             running: started.saturating_sub(settled_running),
+            waiting,
             accepted,
             rejected: self.rejected.load(Ordering::SeqCst),
             completed,

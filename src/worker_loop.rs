@@ -64,6 +64,7 @@ impl<B: Backend> Shared<B> {
     fn start(&self, index: usize, task: &TaskRef<B>, post: bool) -> (bool, Option<Outcome<B::Pending>>) {
         let slot = &self.slots[index];
         B::taken_over();
+        B::space_freed(self);
         slot.set(task);
         if self.forced.load(Ordering::SeqCst) {
             // `shutdown_now` raced this pop: it may have missed the task in both the ring

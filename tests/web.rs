@@ -139,6 +139,44 @@ async fn panic_rejects_then_the_same_worker_runs_the_next_task() {
     settle_shutdown(&pool).await;
 }
 
+/// `WorkerPool::submit` on the owner thread: it waits (counted in `Stats::waiting`) until the
+/// owner's drain wakes it, past `max_waiting` it answers `Overloaded` at once.
+#[wasm_bindgen_test]
+async fn submit_waits_for_space_on_the_owner_thread() {
+    let pool = WorkerPool::with_options(1, 1, ringpool::PoolOptions { max_waiting: Some(1) }).unwrap();
+    settle(pool.ready()).await.unwrap();
+    let (running, release) = (Flag::default(), Flag::default());
+    let (r, g) = (running.clone(), release.clone());
+    let blocker = pool.try_submit(move || {
+        r.set(1);
+        g.block_until(1);
+        1u32
+    });
+    let blocker = blocker.unwrap().into_promise();
+    running.reached(1).await;
+    let queued = pool.try_submit(|| 2u32).unwrap().into_promise();
+    let pool = std::rc::Rc::new(pool);
+    let p = pool.clone();
+    let waits = wasm_bindgen_futures::future_to_promise(async move {
+        let handle = p.submit(|| 3u32).await.map_err(JsValue::from)?;
+        Ok(handle.await?.into())
+    });
+    // The future has run up to its first wait by the time this turn yields.
+    settle(Promise::resolve(&JsValue::NULL)).await.unwrap();
+    assert_eq!(pool.stats().waiting, 1);
+    match pool.submit(|| 4u32).await {
+        Err(ringpool::SubmitError::Overloaded(f)) => assert_eq!(f(), 4),
+        other => panic!("expected Overloaded, got {:?}", other.map(|_| ())),
+    }
+    release.set(1);
+    assert_eq!(settle(waits).await.unwrap().as_f64(), Some(3.0));
+    assert_eq!(settle(blocker).await.unwrap().as_f64(), Some(1.0));
+    assert_eq!(settle(queued).await.unwrap().as_f64(), Some(2.0));
+    let s = pool.stats();
+    assert_eq!((s.waiting, s.accepted, s.rejected), (0, 3, 1));
+    assert_invariant(&pool);
+}
+
 #[wasm_bindgen_test]
 async fn queue_full_answers_at_once_and_shutdown_drains() {
     let pool = new_pool(1, 2).await;

@@ -34,7 +34,7 @@ fn deliver(shared: &Shared, task: TaskRef, delivered: Delivered) {
         }
         return;
     };
-    let quiet = delivered.fulfilled && !batch.is_loud() && d.waiting.load(Ordering::SeqCst) == 0;
+    let quiet = delivered.fulfilled && !batch.is_loud() && !d.anyone_waits(&shared.waiting);
     if d.head.push_member(task, quiet, || batch.member_done()) {
         ring(shared, delivered.run_us);
     }

@@ -18,9 +18,10 @@ pub(crate) struct Delivery<T> {
     pub(crate) message_while_few: AtomicBool,
     /// Thread id of the owner (the thread that created the pool).
     owner: AtomicU32,
-    /// Submissions the owner holds back for queue space (`submit`, and `submitAll` while it
-    /// admits); no completion is quiet while there are any.
-    pub(crate) waiting: AtomicU32,
+    /// 1 while a `submitAll` call admits its items: a member that completes meanwhile must
+    /// ring, as it must while submissions wait for space (`Shared::waiting`), since a later
+    /// item refused for space would otherwise wait for a ring nobody owes it.
+    pub(crate) admitting: AtomicU32,
 }
 
 impl<T> Default for Delivery<T> {
@@ -31,7 +32,7 @@ impl<T> Default for Delivery<T> {
             catch_bell: Futex::new(0),
             message_while_few: AtomicBool::new(false),
             owner: AtomicU32::new(thread_id()),
-            waiting: AtomicU32::new(0),
+            admitting: AtomicU32::new(0),
         }
     }
 }
@@ -40,6 +41,12 @@ impl<T> Delivery<T> {
     /// The byte address of the bell, for the owner's `Atomics.waitAsync` watch.
     pub(crate) fn bell_addr(&self) -> u32 {
         self.bell.as_ptr() as u32
+    }
+
+    /// Whether submissions wait on the owner for queue space (or a `submitAll` is admitting):
+    /// then no completion is quiet, and every drain tries to admit them.
+    pub(crate) fn anyone_waits(&self, waiting: &crate::waiting::Waiting) -> bool {
+        waiting.count() > 0 || self.admitting.load(Ordering::SeqCst) > 0
     }
 
     /// Whether the calling thread is the pool's owner.

@@ -37,6 +37,12 @@ export class NotIsolatedError extends RingpoolError {
   constructor(message = 'this needs a cross-origin isolated page') { super(message, 'NOT_ISOLATED'); }
 }
 
+// A `submit`/`submitAll` call would take the submissions waiting for queue space past the
+// pool's `maxWaiting`: refused at once, nothing of it admitted.
+export class PoolOverloadError extends RingpoolError {
+  constructor(message = 'too many submissions wait for queue space') { super(message, 'POOL_OVERLOAD'); }
+}
+
 // The shared memory cannot hold a value (it only grows, up to its maximum): a RangeError, so
 // that code checking for RangeError sees it, with the figures as numbers.
 export class OutOfMemoryError extends RangeError {
@@ -51,7 +57,7 @@ export class OutOfMemoryError extends RangeError {
 }
 
 export function errorClasses() {
-  return { RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError, OutOfMemoryError, NotIsolatedError };
+  return { RingpoolError, QueueFullError, PoolClosedError, TimeoutError, PanicError, WorkerCrashedError, CancelledError, OutOfMemoryError, NotIsolatedError, PoolOverloadError };
 }
 
 export function outOfMemoryError(message, needed, inUse, maximum) {
@@ -67,6 +73,7 @@ export function makeError(kind, message, location) {
     case 'WORKER_CRASHED': return new WorkerCrashedError(message || undefined);
     case 'CANCELLED': return new CancelledError(message || undefined);
     case 'NOT_ISOLATED': return new NotIsolatedError(message || undefined);
+    case 'POOL_OVERLOAD': return new PoolOverloadError(message || undefined);
     case 'RANGE': return new RangeError(message);
     case 'TYPE': return new TypeError(message);
     default: return new Error(message);

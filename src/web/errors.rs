@@ -8,6 +8,7 @@
 //! | [`BuildError::MemoryNotShared`], [`BuildError::Spawn`] | `Error` |
 //! | [`BuildError::NotIsolated`] | `NotIsolatedError` |
 //! | [`SubmitError::QueueFull`] | `QueueFullError` |
+//! | [`SubmitError::Overloaded`] | `PoolOverloadError` |
 //! | [`SubmitError::Closed`], [`TaskError::PoolClosed`] | `PoolClosedError` |
 //! | [`SubmitError::Cancelled`], [`TaskError::Cancelled`] | `CancelledError` |
 //! | [`TaskError::Panicked`] | `PanicError` (`panicMessage`, `location`) |
@@ -43,6 +44,7 @@ pub(crate) enum ErrorKind {
     Panic = "PANIC",
     WorkerCrashed = "WORKER_CRASHED",
     NotIsolated = "NOT_ISOLATED",
+    PoolOverload = "POOL_OVERLOAD",
 }
 
 /// The headers that make a page cross-origin isolated, for every message that needs them.
@@ -123,6 +125,7 @@ pub(crate) fn submit_error_to_js<F>(e: &SubmitError<F>) -> JsValue {
         SubmitError::Closed(_) => make_error(ErrorKind::PoolClosed, "", None),
         SubmitError::Cancelled(_) => make_error(ErrorKind::Cancelled, &e.to_string(), None),
         SubmitError::OutOfMemory(_, oom) => out_of_memory_to_js(oom, &format!("the task does not fit in memory: {oom}")),
+        SubmitError::Overloaded(_) => make_error(ErrorKind::PoolOverload, &e.to_string(), None),
     }
 }
 

@@ -86,12 +86,12 @@ pub fn queue_depth() -> Option<u64> {
 impl WorkerPool {
     /// Like [`WorkerPool::new`], choosing how workers signal completions (for measurements).
     pub fn with_doorbell(workers: usize, queue_capacity: usize, doorbell: Doorbell) -> Result<Self, crate::error::BuildError> {
-        Self::with_config(workers, queue_capacity, WebConfig { doorbell, ..WebConfig::default() })
+        Self::with_config(workers, queue_capacity, crate::pool::PoolOptions::default(), WebConfig { doorbell, ..WebConfig::default() })
     }
 
-    /// Like [`WorkerPool::new`], with the web-specific start options.
-    pub fn with_config(workers: usize, queue_capacity: usize, config: WebConfig) -> Result<Self, crate::error::BuildError> {
-        Self::build(workers, queue_capacity, config)
+    /// Like [`WorkerPool::with_options`], with the web-specific start options too.
+    pub fn with_config(workers: usize, queue_capacity: usize, options: crate::pool::PoolOptions, config: WebConfig) -> Result<Self, crate::error::BuildError> {
+        Self::build(workers, queue_capacity, options, config)
     }
 
     /// Resolves when every worker has started (the pool accepts tasks before that). Rejects

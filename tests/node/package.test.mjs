@@ -10,7 +10,7 @@ test('every exported error class carries a code, also when made by hand', () => 
   const codes = {
     RingpoolError: 'RINGPOOL_ERROR', QueueFullError: 'QUEUE_FULL', PoolClosedError: 'POOL_CLOSED', TimeoutError: 'TIMEOUT',
     PanicError: 'PANIC', WorkerCrashedError: 'WORKER_CRASHED', CancelledError: 'CANCELLED', OutOfMemoryError: 'OUT_OF_MEMORY',
-    NotIsolatedError: 'NOT_ISOLATED',
+    NotIsolatedError: 'NOT_ISOLATED', PoolOverloadError: 'POOL_OVERLOAD',
   };
   const exported = Object.keys(ringpool).filter((k) => /Error$/.test(k)).sort();
   assert.deepEqual(exported, Object.keys(codes).sort(), 'the error classes exported');

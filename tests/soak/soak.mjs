@@ -6,6 +6,10 @@
 //   runs at most once (never when its abort won while it was queued) — tracked in a pool view;
 // - the stats invariant and bounds hold at every checkpoint, and at the end the pool's
 //   counters equal this loop's own tallies;
+// - `waiting` reconciles with the other counters: a `submit` or `submitAll` call raises
+//   accepted + waiting + rejected by exactly its task count, `waiting` never exceeds the
+//   submissions this loop has outstanding (`maxWaiting` is set to that, so no call is ever
+//   refused as overloaded), and it is 0 at every checkpoint;
 // - all `workers` workers are alive at every checkpoint (a latch only they can open);
 // - memoryBytes() stays flat after warm-up (at most one page, tests/node/memory-allowance.mjs),
 //   crashed workers included.
@@ -57,7 +61,8 @@ function fail(msg) {
 
 export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFlight = 16, log = () => {} }) {
   const { Pool, diagnostics, memoryBytes, PanicError, WorkerCrashedError, TimeoutError } = lib;
-  const pool = await Pool.create({ workers, queueCapacity });
+  // At most `inFlight` submitters, each with one call outstanding, so never more waiting.
+  const pool = await Pool.create({ workers, queueCapacity, maxWaiting: inFlight * BATCH });
   const ran = pool.alloc(Int32Array, tasks);
   const settled = new Uint8Array(tasks);
   const tally = { accepted: 0, rejected: 0, completed: 0, failed: 0, panicked: 0, crashed: 0, cancelled: 0, timedOut: 0 };
@@ -99,9 +104,27 @@ export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFligh
   // `trySubmit` first. After a QueueFullError the task goes through `submit`, which waits for
   // space — except an abort or timeout task: that one could be refused while it waits, never
   // accepted, so it retries trySubmit after the next settlement instead.
+  // A waiting call is admitted, waits, or is refused, all of it before it returns: its
+  // `items` tasks move accepted + waiting + rejected by exactly `items`.
+  function reconciled(label, items, call) {
+    const before = pool.stats();
+    const p = call();
+    const after = pool.stats();
+    const moved = ['accepted', 'waiting', 'rejected'].reduce((n, k) => n + after[k] - before[k], 0);
+    if (moved !== items) fail(`${label}: accepted + waiting + rejected moved by ${moved}, not ${items}: ${JSON.stringify(before)} → ${JSON.stringify(after)}`);
+    if (after.waiting > inFlight * BATCH) fail(`${label}: ${after.waiting} waiting, more than the loop has outstanding`);
+    return p;
+  }
+
   function submit(i, wait) {
     const kind = kindOf(i);
     const how = wait ? 'submit' : 'trySubmit';
+    if (wait && kind !== 'abort' && kind !== 'timeout') return reconciled(`task ${i}`, 1, () => submitNow(i, kind, how));
+    return submitNow(i, kind, how);
+  }
+
+  function submitNow(i, kind, how) {
+    const wait = how === 'submit';
     let p, controller = null;
     switch (kind) {
       case 'trap': p = pool[how](diagnostics.trap()); break;
@@ -142,7 +165,7 @@ export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFligh
   function submitBatch(first, last) {
     const ids = Array.from({ length: last - first }, (_, k) => first + k);
     const items = ids.map((i) => (kindOf(i) === 'noop' ? diagnostics.noop() : [bodies[kindOf(i)], [ran, i]]));
-    return pool.submitAll(items).then(
+    return reconciled(`batch ${first}`, items.length, () => pool.submitAll(items)).then(
       (values) => ({ ok: true, values }),
       (reason) => ({ ok: false, reason }),
     ).then(({ ok, values, reason }) => {
@@ -166,6 +189,7 @@ export async function soak(lib, { tasks, workers = 2, queueCapacity = 8, inFligh
     const s = pool.stats();
     if (s.accepted !== s.completed + s.failed + s.queued + s.running) fail(`${label}: invariant ${JSON.stringify(s)}`);
     if (s.running > workers || s.queued > queueCapacity || s.workers !== workers) fail(`${label}: bounds ${JSON.stringify(s)}`);
+    if (s.waiting !== 0) fail(`${label}: ${s.waiting} still waiting for space: ${JSON.stringify(s)}`);
     if (pool.workers !== workers) fail(`${label}: pool.workers = ${pool.workers}`);
     const cells = pool.alloc(Int32Array, 1);
     const opened = await Promise.all(Array.from({ length: workers }, () => pool.submit(bodies.latch, [cells, workers])));

@@ -1,6 +1,6 @@
 // Type-checked against the installed package by scripts/test.sh (tsc --noEmit): what a
 // TypeScript user writes must compile, and misuse must not.
-import { Pool, PanicError, QueueFullError, OutOfMemoryError, diagnostics, image, memoryBytes, type PoolStats, type TileReport, type BandPixels } from 'ringpool';
+import { Pool, PanicError, QueueFullError, PoolOverloadError, OutOfMemoryError, diagnostics, image, memoryBytes, type PoolStats, type TileReport, type BandPixels } from 'ringpool';
 
 async function main(): Promise<void> {
   const pool: Pool = await Pool.create({ workers: 2, queueCapacity: 16 });
@@ -35,7 +35,14 @@ async function main(): Promise<void> {
   await pool.submitAll(diagnostics.noop());
   void tiles; void pairs;
   const s: PoolStats = pool.stats();
-  const bytes: number = memoryBytes() + s.accepted + sum + text.length;
+  const bytes: number = memoryBytes() + s.accepted + s.waiting + sum + text.length;
+  const bounded: Pool = await Pool.create({ workers: 1, queueCapacity: 1, maxWaiting: 8 });
+  try { await bounded.submit(() => 1); } catch (e) {
+    if (e instanceof PoolOverloadError) { const code: 'POOL_OVERLOAD' = e.code; void code; }
+  }
+  await bounded.shutdown();
+  // @ts-expect-error: maxWaiting must be a number
+  await Pool.create({ maxWaiting: '8' });
   try { await pool.trySubmit(diagnostics.panic('x')); } catch (e) {
     if (e instanceof PanicError) { const where: string | null = e.location; void where; }
     if (e instanceof QueueFullError) { const code: 'QUEUE_FULL' = e.code; void code; }

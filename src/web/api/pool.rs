@@ -12,7 +12,8 @@ use crate::batch::Batch;
 use crate::sync::Arc;
 use crate::dispatch::Priority;
 use crate::error::{SubmitError, TaskError};
-use crate::pool::{TaskOptions, WorkerPool};
+use crate::pool::{PoolOptions, TaskOptions, WorkerPool};
+use crate::waiting::Places;
 use js_sys::{Function, Object, Promise};
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
@@ -45,6 +46,7 @@ extern "C" {
         queue_capacity: f64,
         queued: f64,
         running: f64,
+        waiting: f64,
         accepted: f64,
         rejected: f64,
         completed: f64,
@@ -58,7 +60,7 @@ extern "C" {
 }
 
 use crate::web::api::submission::{
-    read_mode,
+    read_max_waiting, read_mode,
     check_object, check_options, check_repeatable_task, get, js_number, prefix_message, prepare, read_options, read_size, type_name,
     CallOptions, Prepared, Signal, Transfer,
 };
@@ -92,15 +94,37 @@ fn guarded<T>(step: impl FnOnce() -> Result<T, JsValue>) -> Result<T, JsValue> {
     crate::panic::catch_oom(step).unwrap_or_else(|oom| Err(out_of_memory(oom)))
 }
 
-/// A `submit` call waiting for queue space.
+/// A `submit` call (or a `submitAll` item) waiting for queue space.
 struct Waiter {
     prepared: Option<Prepared>,
     resolve: Function,
     reject: Function,
-    /// Settled by abort or timeout while waiting.
-    gone: Rc<Cell<bool>>,
+    /// Its place among the pool's waiting submissions, and whether it left.
+    left: Rc<Leave>,
     /// Its deadline, forgotten once it leaves the queue.
     _deadline: Option<Watch>,
+}
+
+/// Whether a waiter left (admitted, refused, aborted or timed out), and until then its place
+/// among the pool's waiting submissions (`stats().waiting`), given up the moment it leaves.
+struct Leave {
+    gone: Cell<bool>,
+    place: RefCell<Option<Places>>,
+}
+
+impl Leave {
+    /// Leaves now; `false` if it had left already (its promise is settled).
+    fn leave(&self) -> bool {
+        if self.gone.replace(true) {
+            return false;
+        }
+        drop(self.place.borrow_mut().take());
+        true
+    }
+
+    fn is_gone(&self) -> bool {
+        self.gone.get()
+    }
 }
 
 pub(super) struct Inner {
@@ -194,16 +218,31 @@ impl Inner {
         }
     }
 
-    /// Publishes how many submissions wait for space (`extra`: a `submitAll` still admitting)
-    /// so that workers do not complete quietly while this thread has admissions to make.
-    fn sync_waiting(&self, extra: u32) {
-        let n = self.waiters.borrow().len() as u32 + extra;
-        self.pool.shared.delivery.waiting.store(n, std::sync::atomic::Ordering::SeqCst);
+    /// While a `submitAll` admits its items, workers do not complete quietly
+    /// (`Delivery::admitting`).
+    fn set_admitting(&self, on: bool) {
+        self.pool.shared.delivery.admitting.store(on as u32, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// `PoolOverloadError` for `call`, which would take the waiting submissions up by `adding`
+    /// past `maxWaiting`; its `tasks` count as refused.
+    fn overloaded(&self, call: &str, adding: usize, tasks: usize) -> JsValue {
+        let shared = &self.pool.shared;
+        shared.counters.rejected.fetch_add(tasks as u64, std::sync::atomic::Ordering::SeqCst);
+        let now = shared.waiting.count();
+        let limit = shared.waiting.limit().unwrap_or(usize::MAX);
+        js_error(ErrorKind::PoolOverload, &format!(
+            "{call} refused: it would take the tasks waiting for queue space from {now} to {}, past maxWaiting ({limit})",
+            now.saturating_add(adding)
+        ))
     }
 
     /// `submit`'s admission: at once if nobody waits ahead and there is space, else behind the
-    /// earlier waiters. Refusals (closed, aborted) are rejected promises.
-    fn enqueue(self: &Rc<Self>, prepared: Prepared) -> Promise {
+    /// earlier waiters, holding a place among the waiting submissions: one of `reserved` (a
+    /// `submitAll`'s, checked against `maxWaiting` for the whole call), or its own, refused
+    /// with `PoolOverloadError` past `maxWaiting`. Refusals (closed, aborted, overloaded) are
+    /// rejected promises.
+    fn enqueue(self: &Rc<Self>, prepared: Prepared, reserved: Option<&mut Places>) -> Promise {
         let prepared = if self.waiters.borrow().is_empty() {
             match self.admit(prepared, true) {
                 Ok(p) => return p,
@@ -213,35 +252,43 @@ impl Inner {
         } else {
             prepared
         };
-        self.wait_for_space(prepared)
+        let shared = &self.pool.shared;
+        let place = match reserved {
+            Some(places) => places.take_one().unwrap_or_else(|| shared.waiting.place_anyway()),
+            None => match shared.waiting.places(1) {
+                Some(place) => place,
+                None => return Promise::reject(&self.overloaded("submit", 1, 1)),
+            },
+        };
+        self.wait_for_space(prepared, place)
     }
 
     /// Queues `prepared` behind earlier waiters until there is space; the promise resolves to
     /// the task's promise once admitted. Timeout while waiting rejects it, and so does abort
     /// ([`reject_aborted`](Self::reject_aborted), run by the signal's link).
-    fn wait_for_space(self: &Rc<Self>, prepared: Prepared) -> Promise {
+    fn wait_for_space(self: &Rc<Self>, prepared: Prepared, place: Places) -> Promise {
         let deadline = prepared.deadline;
         // Its signal's abort rejects it while it waits (`reject_aborted`).
         if let Some(Signal::Linked(signal)) = prepared.signal.as_ref() {
             signal.tell_after_abort(Rc::downgrade(self) as Weak<dyn crate::web::api::abort::AfterAbort>);
         }
         // Accepted to wait: the caller's buffers go now, as a message's would on posting.
-        let gone = Rc::new(Cell::new(false));
+        let left = Rc::new(Leave { gone: Cell::new(false), place: RefCell::new(Some(place)) });
         let mut slot = Some(prepared);
-        let gone_w = AssertUnwindSafe(gone.clone());
+        let left_w = AssertUnwindSafe(left);
         let mut executor = |resolve: Function, reject: Function| {
-            let gone_w = &gone_w.0;
+            let left_w = &left_w.0;
             let watch = deadline.map(|at| {
-                let (reject, gone) = (reject.clone(), gone_w.clone());
+                let (reject, left) = (reject.clone(), left_w.clone());
                 self.deadlines.watch(at, Box::new(move || {
-                    if !gone.replace(true) {
+                    if left.leave() {
                         drop(reject.call1(&JsValue::UNDEFINED, &js_error(ErrorKind::Timeout, "")));
                     }
                 }))
             });
             let mut waiters = self.waiters.borrow_mut();
             if waiters.try_reserve(1).is_err() {
-                gone_w.set(true);
+                left_w.leave();
                 let oom = crate::memory::out_of_memory(std::mem::size_of::<Waiter>() * (waiters.len() + 1));
                 drop(reject.call1(&JsValue::UNDEFINED, &out_of_memory(oom)));
                 return;
@@ -250,25 +297,23 @@ impl Inner {
             if let Some(t) = prepared.as_mut().and_then(|p| p.transfer.as_mut()) {
                 t.detach();
             }
-            waiters.push_back(Waiter { prepared, resolve, reject, gone: gone_w.clone(), _deadline: watch });
+            waiters.push_back(Waiter { prepared, resolve, reject, left: left_w.clone(), _deadline: watch });
         };
         let mut executor = AssertUnwindSafe(&mut executor);
-        let promise = Promise::new(&mut move |resolve, reject| {
+        Promise::new(&mut move |resolve, reject| {
             let executor = &mut executor;
             (executor.0)(resolve, reject)
-        });
-        self.sync_waiting(0);
-        promise
+        })
     }
 
     /// Rejects, with the abort reason, the waiting submissions whose signal has aborted.
     fn reject_aborted(&self) {
         let mut refused = Vec::new();
         for w in self.waiters.borrow_mut().iter_mut() {
-            if w.gone.get() || !w.prepared.as_ref().and_then(|p| p.signal.as_ref()).is_some_and(Signal::is_aborted) {
+            if w.left.is_gone() || !w.prepared.as_ref().and_then(|p| p.signal.as_ref()).is_some_and(Signal::is_aborted) {
                 continue;
             }
-            w.gone.set(true);
+            w.left.leave();
             let p = w.prepared.take().expect("a live waiter holds its task");
             refused.push((w.reject.clone(), p));
         }
@@ -287,11 +332,9 @@ impl Inner {
         loop {
             let mut waiters = self.waiters.borrow_mut();
             let Some(front) = waiters.front_mut() else {
-                drop(waiters);
-                self.sync_waiting(0);
                 return;
             };
-            if front.gone.get() {
+            if front.left.is_gone() {
                 let w = waiters.pop_front().expect("front exists");
                 drop(waiters);
                 self.refused(w.prepared.as_ref().and_then(|p| p.batch.as_ref()));
@@ -301,13 +344,13 @@ impl Inner {
             match self.admit(prepared, true) {
                 Err(Refused::Full(p)) => {
                     front.prepared = Some(p);
-                    drop(waiters);
-                    self.sync_waiting(0);
                     return;
                 }
                 result => {
                     let w = waiters.pop_front().expect("front exists");
                     drop(waiters);
+                    // Its timeout, if it fires before the deadline is forgotten, finds it gone.
+                    w.left.leave();
                     match result {
                         Ok(promise) => drop(w.resolve.call1(&JsValue::UNDEFINED, &promise)),
                         Err(refused) => drop(w.reject.call1(&JsValue::UNDEFINED, &refused.into_error())),
@@ -353,8 +396,12 @@ impl JsPool {
             Err(e) => return Promise::reject(&e),
         };
         let has_module = task_module.is_some();
+        let max_waiting = match read_max_waiting(&options) {
+            Ok(m) => m,
+            Err(e) => return Promise::reject(&e),
+        };
         let config = crate::web::owner::WebConfig { doorbell, task_module, mode };
-        let pool = match WorkerPool::with_config(workers, capacity, config) {
+        let pool = match WorkerPool::with_config(workers, capacity, PoolOptions { max_waiting }, config) {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e.into()),
         };
@@ -422,7 +469,7 @@ impl JsPool {
     pub fn submit(&self, task: JsValue, args: JsValue, options: JsValue) -> Promise {
         guarded(|| {
             let prepared = read_options(&options).and_then(|mut o| self.inner.prepare(task, args, &mut o))?;
-            Ok(self.inner.enqueue(prepared))
+            Ok(self.inner.enqueue(prepared, None))
         })
         .unwrap_or_else(|e| Promise::reject(&e))
     }
@@ -460,16 +507,27 @@ impl JsPool {
             Err(e) => return Promise::reject(&e),
         };
         let inner = &self.inner;
-        let batch = Arc::new(Batch::new(prepared.len()));
+        // The items that will wait: all of them behind earlier waiters, else those the free
+        // places cannot take (workers only free more meanwhile on this thread's watch). Past
+        // `maxWaiting` the whole call is refused before anything is admitted.
+        let n = prepared.len();
+        let shared = &inner.pool.shared;
+        let need = if inner.waiters.borrow().is_empty() { n.saturating_sub(shared.dispatch.free()) } else { n };
+        let Some(mut places) = shared.waiting.places(need) else {
+            return Promise::reject(&inner.overloaded(&format!("submitAll of {n} tasks"), need, n));
+        };
+        let batch = Arc::new(Batch::new(n));
         // Until every item is admitted or queued, a member that completes meanwhile must ring:
         // a later item refused for space would otherwise wait for a ring nobody owes it.
-        inner.sync_waiting(1);
+        inner.set_admitting(true);
         let promises = js_sys::Array::new();
         for mut p in prepared {
             p.batch = Some(batch.clone());
-            promises.push(&inner.enqueue(p));
+            promises.push(&inner.enqueue(p, Some(&mut places)));
         }
-        inner.sync_waiting(0);
+        inner.set_admitting(false);
+        // Places not needed after all (workers freed some meanwhile) leave with `places`.
+        drop(places);
         Promise::all(&promises)
     }
 
@@ -589,7 +647,7 @@ impl JsPool {
         }
     }
 
-    /// Counters: `{workers, queueCapacity, queued, running, accepted, rejected, completed,
+    /// Counters: `{workers, queueCapacity, queued, running, waiting, accepted, rejected, completed,
     /// failed, panicked, crashed, cancelled, timedOut, runTime, waitTime}`; the last two are
     /// `{count, mean, p50, p90, p99, max}` in ms.
     pub fn stats(&self) -> Object {
@@ -606,6 +664,7 @@ impl JsPool {
             s.queue_capacity as f64,
             s.queued as f64,
             s.running as f64,
+            s.waiting as f64,
             s.accepted as f64,
             s.rejected as f64,
             s.completed as f64,

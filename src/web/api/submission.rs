@@ -287,6 +287,24 @@ pub(super) fn read_size(options: &JsValue, key: &str, default: f64) -> Result<us
     Ok(if n > usize::MAX as f64 { usize::MAX } else { n as usize })
 }
 
+/// `Pool.create({ maxWaiting })`: an integer >= 0, or `Infinity`/absent for no bound.
+pub(super) fn read_max_waiting(options: &JsValue) -> Result<Option<usize>, JsValue> {
+    let v = get(options, "maxWaiting")?;
+    if v.is_undefined() {
+        return Ok(None);
+    }
+    let Some(n) = v.as_f64() else {
+        return Err(js_error(ErrorKind::Type, &format!("maxWaiting must be an integer >= 0 or Infinity, got {}", type_name(&v))));
+    };
+    if n == f64::INFINITY {
+        return Ok(None);
+    }
+    if n.fract() != 0.0 || n < 0.0 || !n.is_finite() {
+        return Err(js_error(ErrorKind::Range, &format!("maxWaiting must be an integer >= 0 or Infinity, got {}", js_number(n))));
+    }
+    Ok(Some(if n > usize::MAX as f64 { usize::MAX } else { n as usize }))
+}
+
 pub(super) const ARG_PATHS: [&str; 8] = ["args[0]", "args[1]", "args[2]", "args[3]", "args[4]", "args[5]", "args[6]", "args[7]"];
 
 std::thread_local! {

@@ -679,11 +679,13 @@ impl Main {
             self.tell_settled();
         }
         // Also without completions if submissions wait: the ring may say a slot was freed.
-        if any || self.shared.delivery.waiting.load(Ordering::SeqCst) > 0 {
+        if any || self.shared.delivery.anyone_waits(&self.shared.waiting) {
             let waiting = self.waiting.borrow().as_ref().and_then(std::rc::Weak::upgrade);
             if let Some(waiting) = waiting {
                 waiting.admit_waiting();
             }
+            // Rust `Submit` futures (`Backend::space_freed` says why here).
+            self.shared.waiting.wake_all();
         }
         !self.shared.is_stopped()
     }

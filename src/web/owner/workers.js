@@ -192,7 +192,7 @@ export class WorkerSet {
     const entry = this.workers.get(index);
     if (!entry) return;
     const w = this.started.get(entry);
-    if (w !== undefined) w.postMessage(message, transfer);
+    if (w !== undefined) { if (transfer.length === 0) w.postMessage(message); else w.postMessage(message, transfer); }
     else entry.then((w) => w.postMessage(message, transfer));
   }
 
