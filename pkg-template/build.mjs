@@ -17,7 +17,7 @@
 //    `diagnostics`, `memoryBytes`, `wasmMemory` and its own `#[wasm_bindgen]` exports, and none
 //    of ringpool's internal ones.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, writeFileSync, statSync, rmSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync, statSync, rmSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +52,7 @@ function inspect(crateDir, manifest, env) {
   const lib = root.targets.find((t) => t.kind.includes('cdylib'));
   if (!lib) throw new BuildMistake(`${root.name} has no cdylib target: add [lib] crate-type = ["cdylib"] (or ["cdylib", "rlib"]) to its Cargo.toml`);
   const bindgen = meta.packages.find((p) => p.name === 'wasm-bindgen');
-  return { pkg: root, lib: lib.name.replace(/-/g, '_'), targetDir: meta.target_directory, bindgen: bindgen?.version ?? null };
+  return { pkg: root, lib: lib.name.replace(/-/g, '_'), targetDir: meta.target_directory, workspaceRoot: meta.workspace_root, bindgen: bindgen?.version ?? null };
 }
 
 /** Step 1: one line per mistake, saying what to install. */
@@ -109,7 +109,23 @@ function writeEntry(out, name, isRingpool) {
   return own;
 }
 
-function writePackageJson(out, pkg, name, isRingpool) {
+/**
+ * The crate's license texts (`LICENSE`, `LICENSE-MIT`, `COPYING`, …) from its folder, else from
+ * its workspace's root, copied into the package; their names.
+ */
+function copyLicenses(crateDir, workspaceRoot, out) {
+  const isLicense = (f) => /^(licen[cs]e|copying)([-.].*)?$/i.test(f);
+  for (const dir of [crateDir, workspaceRoot]) {
+    if (!dir || !existsSync(dir)) continue;
+    const found = readdirSync(dir).filter(isLicense).filter((f) => statSync(join(dir, f)).isFile());
+    if (found.length === 0) continue;
+    for (const f of found) copyFileSync(join(dir, f), join(out, f));
+    return found;
+  }
+  return [];
+}
+
+function writePackageJson(out, pkg, name, isRingpool, licenses) {
   const fields = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
   const merged = {
     name: pkg.name,
@@ -126,7 +142,7 @@ function writePackageJson(out, pkg, name, isRingpool) {
     delete merged.bin;
     files = files.filter((f) => !['build.mjs', 'cargo-config.toml'].includes(f));
   }
-  merged.files = [`${name}_bg.wasm`, `${name}.js`, `${name}.d.ts`, 'snippets/', ...files];
+  merged.files = [`${name}_bg.wasm`, `${name}.js`, `${name}.d.ts`, 'snippets/', ...files, ...licenses];
   writeFileSync(join(out, 'package.json'), JSON.stringify(merged, null, 2) + '\n');
 }
 
@@ -171,7 +187,8 @@ export function build({ crateDir = process.cwd(), outDir = 'pkg', features = '',
   const pkg = packageName ? { ...crate.pkg, name: packageName } : crate.pkg;
   const isRingpool = pkg.name === 'ringpool';
   const own = writeEntry(out, name, isRingpool);
-  writePackageJson(out, pkg, name, isRingpool);
+  const licenses = copyLicenses(dirname(manifest), crate.workspaceRoot, out);
+  writePackageJson(out, pkg, name, isRingpool, licenses);
   // The crate's `readme` (a path from its manifest's folder), else its README.md.
   const readme = resolve(dirname(manifest), crate.pkg.readme ?? 'README.md');
   if (existsSync(readme)) copyFileSync(readme, join(out, 'README.md'));

@@ -1,5 +1,13 @@
 // Types of the `ringpool` npm package.
 
+// `pool[Symbol.asyncDispose]` under a `lib` older than `esnext.disposable` (es2022 + dom):
+// declared as TypeScript's own lib and @types/node declare it, so both merge.
+declare global {
+  interface SymbolConstructor {
+    readonly asyncDispose: unique symbol;
+  }
+}
+
 export interface PoolOptions {
   /** Worker count; default: hardware concurrency. Integer >= 1. */
   workers?: number;
@@ -94,16 +102,17 @@ export type TaskLike<A extends unknown[], R> = TaskLikeFn<A, R> | Task<R>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type BatchItem<R = unknown> = TaskLike<any[], R> | string | readonly [TaskLike<any[], R> | string, unknown[]?];
 
-/** What an item resolves with. */
-export type BatchResult<I> =
+/** What an item resolves with (`M`: the pool's task module, for items that name an export). */
+export type BatchResult<I, M = unknown> =
   I extends Task<infer R> ? R
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   : I extends (...args: any[]) => infer R ? Awaited<R>
-  : I extends readonly [infer F, ...unknown[]] ? BatchResult<F>
+  : I extends string ? TaskResult<M, I>
+  : I extends readonly [infer F, ...unknown[]] ? BatchResult<F, M>
   : unknown;
 
-/** An item whose arguments are checked against its function's parameters. */
-export type CheckedItem<I> =
+/** An item whose arguments are checked against its function's parameters, or against those of the export of `M` it names. */
+export type CheckedItem<I, M = unknown> =
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   I extends readonly [infer F extends (...args: any[]) => any, infer A]
     ? (A extends Parameters<F> ? I
@@ -112,7 +121,31 @@ export type CheckedItem<I> =
       : readonly [F, Parameters<F>])
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     : I extends (...args: infer P) => any ? (P extends [] ? I : never)
+    : I extends readonly [infer N extends string, infer A]
+      ? (N extends TaskName<M> ? (A extends TaskArgs<M, N> ? I : readonly [N, TaskArgs<M, N>]) : readonly [TaskName<M>, unknown[]])
+    : I extends readonly [infer N extends string]
+      ? (N extends TaskName<M> ? ([] extends TaskArgs<M, N> ? I : readonly [N, TaskArgs<M, N>]) : readonly [TaskName<M>])
+    : I extends string ? (I extends TaskName<M> ? ([] extends TaskArgs<M, I> ? I : readonly [I, TaskArgs<M, I>]) : TaskName<M>)
     : I;
+
+/**
+ * The function exports of a task module `M` (`typeof import('./tasks.js')`), by name: what a
+ * `Pool<M>` accepts as a task name. Without `M` (`unknown`), any string.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TaskName<M> = unknown extends M ? string : { [K in keyof M]: M[K] extends (...args: any[]) => any ? K : never }[keyof M] & string;
+/** The arguments of export `K` of `M` (`unknown[]` without `M`). */
+export type TaskArgs<M, K> = unknown extends M ? unknown[]
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  : K extends keyof M ? (M[K] extends (...args: infer A) => any ? A : never) : never;
+/** What export `K` of `M` resolves with (`unknown` without `M`). */
+export type TaskResult<M, K> = unknown extends M ? unknown
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  : K extends keyof M ? (M[K] extends (...args: any[]) => infer R ? Awaited<R> : never) : never;
+/** `args` and `options` after an export name: `args` may be left out only where the export takes none. */
+export type NamedRest<M, K, O> = [] extends TaskArgs<M, K> ? [args?: TaskArgs<M, K>, options?: O] : [args: TaskArgs<M, K>, options?: O];
+/** `args` after an export name, as in `NamedRest`, for a call without options. */
+export type NamedArgs<M, K> = [] extends TaskArgs<M, K> ? [args?: TaskArgs<M, K>] : [args: TaskArgs<M, K>];
 
 /** Durations in ms over the pool's tasks (log buckets: percentiles within 1/16, never above `max`). */
 export interface TimeStats { count: number; mean: number; p50: number; p90: number; p99: number; max: number; }
@@ -141,10 +174,15 @@ export declare class Task<R = unknown> {
   free(): void;
 }
 
-export declare class Pool {
+/**
+ * A pool; `M` is its task module's type (`Pool.create<typeof import('./tasks.js')>({ module })`),
+ * against which task names, their arguments and their results are checked. Without `M`, any
+ * name is accepted and resolves with `unknown`.
+ */
+export declare class Pool<M = unknown> {
   private constructor();
   /** Resolves once every worker is ready. */
-  static create(options?: PoolOptions): Promise<Pool>;
+  static create<M = unknown>(options?: PoolOptions): Promise<Pool<M>>;
   readonly workers: number;
   readonly queueCapacity: number;
   /** The mode in force: `'shared'` or `'message'` (`'auto'` resolved). */
@@ -153,18 +191,18 @@ export declare class Pool {
   trySubmit<R>(task: TaskLike<[], R>, args?: [], options?: SubmitOptions): Promise<Awaited<R>>;
   /** A function with parameters needs its `args`, checked against them. */
   trySubmit<A extends unknown[], R>(task: TaskLike<A, R>, args: A, options?: SubmitOptions): Promise<Awaited<R>>;
-  /** An export of the `module` given to `Pool.create`, by name. */
-  trySubmit(task: string, args?: unknown[], options?: SubmitOptions): Promise<unknown>;
+  /** An export of the `module` given to `Pool.create`, by name (checked against `M`). */
+  trySubmit<K extends TaskName<M>>(task: K, ...rest: NamedRest<M, K, SubmitOptions>): Promise<TaskResult<M, K>>;
   /** Like `trySubmit`, but waits (in order) for queue space instead of refusing. */
   submit<R>(task: TaskLike<[], R>, args?: [], options?: SubmitOptions): Promise<Awaited<R>>;
   submit<A extends unknown[], R>(task: TaskLike<A, R>, args: A, options?: SubmitOptions): Promise<Awaited<R>>;
-  submit(task: string, args?: unknown[], options?: SubmitOptions): Promise<unknown>;
+  submit<K extends TaskName<M>>(task: K, ...rest: NamedRest<M, K, SubmitOptions>): Promise<TaskResult<M, K>>;
   /**
    * Submits every item in order, waiting for space like `submit`. Resolves with the results in
    * item order; rejects with the first rejection. One bad item refuses the whole call. The
    * items wake this thread once (when the last settles or one fails), not once each.
    */
-  submitAll<const T extends readonly BatchItem[]>(items: { readonly [K in keyof T]: CheckedItem<T[K]> }, options?: SubmitOptions): Promise<{ -readonly [K in keyof T]: BatchResult<T[K]> }>;
+  submitAll<const T extends readonly BatchItem[]>(items: { readonly [K in keyof T]: CheckedItem<T[K], M> }, options?: SubmitOptions): Promise<{ -readonly [K in keyof T]: BatchResult<T[K], M> }>;
   /**
    * One task `task(input)` per input, results as they come: in input order, or with
    * `ordered: false` in completion order. Inputs are pulled lazily, at most
@@ -173,7 +211,7 @@ export declare class Pool {
    * throw here, a `TypeError`/`RangeError` naming them.
    */
   map<I, R>(task: (this: TaskContext, input: I) => R | Promise<R>, inputs: Iterable<I> | AsyncIterable<I>, options?: MapOptions): AsyncGenerator<Awaited<R>, void, undefined>;
-  map(task: string, inputs: Iterable<unknown> | AsyncIterable<unknown>, options?: MapOptions): AsyncGenerator<unknown, void, undefined>;
+  map<K extends TaskName<M>>(task: K, inputs: Iterable<TaskArgs<M, K>[0]> | AsyncIterable<TaskArgs<M, K>[0]>, options?: MapOptions): AsyncGenerator<TaskResult<M, K>, void, undefined>;
   /**
    * Runs the task exactly once on every worker, each before that worker takes another queued
    * task (to load a model or warm a cache in module state); result `i` comes from worker `i`.
@@ -181,13 +219,13 @@ export declare class Pool {
    */
   broadcast<R>(task: TaskLikeFn<[], R>, args?: []): Promise<Awaited<R>[]>;
   broadcast<A extends unknown[], R>(task: TaskLikeFn<A, R>, args: A): Promise<Awaited<R>[]>;
-  broadcast(task: string, args?: unknown[]): Promise<unknown[]>;
+  broadcast<K extends TaskName<M>>(task: K, ...rest: NamedArgs<M, K>): Promise<TaskResult<M, K>[]>;
   /** A typed array in pool memory: crosses to tasks by reference (zero copy). */
   alloc<C extends PoolArrayConstructor>(ctor: C, length: number): InstanceType<C>;
   /** Returns an `alloc` view; it must not be used afterwards. */
   free(view: ArrayBufferView): void;
   shutdown(options?: ShutdownOptions): Promise<void>;
-  /** `shutdown()`, for `await using pool = await Pool.create()` (TypeScript: lib `esnext.disposable`). */
+  /** `shutdown()`, for `await using pool = await Pool.create()`. */
   [Symbol.asyncDispose](): Promise<void>;
   stats(): PoolStats;
   memoryBytes(): number;

@@ -48,6 +48,16 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --quiet --no-deps -p ringpool -p ringpool-imag
 RUSTDOCFLAGS=-Dwarnings CARGO_UNSTABLE_BUILD_STD=panic_unwind,std cargo doc --quiet --no-deps -p ringpool -p ringpool-image --target wasm32-unknown-unknown
 fi
 
+if want package; then
+section "package: ready to publish (publint and arethetypeswrong on the npm package, cargo publish --dry-run of the crate)"
+node_modules/.bin/publint pkg
+# ESM only (a require() of it fails in Node 20, as it says); cargo-config.toml is a file export
+# for build tools, not a module.
+node_modules/.bin/attw --pack pkg --profile esm-only --exclude-entrypoints cargo-config.toml --format table-flipped
+timeout 600 cargo publish --dry-run --quiet -p ringpool --allow-dirty
+echo "package: ok"
+fi
+
 if want loom; then
 section "loom: ring, admission vs close, sleep/wake"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom timeout 1800 cargo test --quiet --release --test loom
@@ -68,9 +78,10 @@ cp tests/node/*.mjs "$scratch/test/"
   cd "$scratch"
   echo '{ "name": "ringpool-scratch", "private": true, "type": "module" }' > package.json
   npm install --silent --no-audit --no-fund ./ringpool-*.tgz
-  cp ../../tests/types/sample.ts ../../tests/types/tsconfig.json test/
-  echo "type-checking tests/types/sample.ts against the installed package"
+  cp ../../tests/types/*.ts ../../tests/types/*.json test/
+  echo "type-checking tests/types/ against the installed package (lib ES2022 + DOM + ESNext.Disposable, and lib ES2022 + DOM alone)"
   ../../node_modules/.bin/tsc -p test/tsconfig.json
+  ../../node_modules/.bin/tsc -p test/tsconfig.es2022.json
   echo "types: ok"
   node --test --test-timeout=180000 test/*.test.mjs | tee ../node-test.log
   # How many tests Node registered (run or skipped): every browser run must report as many.
