@@ -3,12 +3,13 @@
 import * as glue from './ringpool.js';
 import { extendPool } from './pool-api.js';
 
-const isNode = typeof process === 'object' && process?.versions?.node != null;
+// `globalThis.process`, never a bare `process`: bundlers (Parcel) would polyfill that.
+const isNode = globalThis.process?.versions?.node != null;
 const wasmUrl = new URL('./ringpool_bg.wasm', import.meta.url);
 if (isNode) {
   // getBuiltinModule (Node >= 20.16) keeps browser bundlers from resolving `node:fs`.
-  const builtin = async (name) => process.getBuiltinModule?.(`node:${name}`)
-    ?? await import(/* @vite-ignore */ ['node', name].join(':'));
+  const builtin = async (name) => globalThis.process.getBuiltinModule?.(`node:${name}`)
+    ?? await import(/* @vite-ignore */ /* webpackIgnore: true */ ['node', name].join(':'));
   // V8 aborts the whole process when it lazily deoptimises a function into which TurboFan
   // inlined a call to a wasm export returning a JS value (externref): its deoptimiser has no
   // case for that return kind (Node 20 crashes; newer V8 sources we read still lack it, so this

@@ -208,15 +208,25 @@ node tests/demo/ui.mjs
 fi
 
 if want vite; then
-section "vite: the package in a Vite app (dev server, and build + preview) in headless Chromium"
+section "vite: the package in a Vite app (dev server, and build + preview) in headless Chromium and Firefox ESR"
 app=target/vite-scratch
 rm -rf "$app" && mkdir -p "$app"
 (cd pkg && npm pack --silent --pack-destination "../$app" >/dev/null)
-cp tests/vite/app/* "$app/"
+# The app every bundler builds (tests/bundlers/app/), with the Vite config beside it.
+cp tests/bundlers/app/main.js tests/bundlers/app/index.html tests/bundlers/vite/vite.config.js "$app/"
 (
   cd "$app"
   echo '{ "name": "ringpool-vite-scratch", "private": true, "type": "module" }' > package.json
   npm install --silent --no-audit --no-fund ./ringpool-*.tgz
 )
-node tests/vite/run.mjs "$app"
+node tests/bundlers/vite/run.mjs "$app"
 fi
+
+# webpack, esbuild, Rollup, Parcel: each builds tests/bundlers/app with what its user writes
+# (tests/bundlers/<name>/; docs/bundlers.md), and the built app runs in Chromium and Firefox.
+for bundler in webpack esbuild rollup parcel; do
+  if want "$bundler"; then
+    section "$bundler: the package in an app built by $bundler, run in headless Chromium and Firefox ESR"
+    node tests/bundlers/run.mjs "$bundler" "target/bundlers/$bundler"
+  fi
+done

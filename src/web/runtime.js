@@ -2,11 +2,12 @@
 // `owner/workers.js`, and each worker's entry, `worker/worker.js`): the shared clock, Node's
 // built-ins without an import a browser bundler would resolve, and what this thread may do.
 
-export const isNode = typeof process === 'object' && process?.versions?.node != null;
+// `globalThis.process`, never a bare `process`: bundlers (Parcel) would polyfill that.
+export const isNode = globalThis.process?.versions?.node != null;
 
 // Node built-ins without an `import` a browser bundler would try to resolve.
 export async function nodeModule(name) {
-  return process.getBuiltinModule?.(name) ?? import(/* @vite-ignore */ ['node', name.slice(5)].join(':'));
+  return globalThis.process.getBuiltinModule?.(name) ?? import(/* @vite-ignore */ /* webpackIgnore: true */ ['node', name.slice(5)].join(':'));
 }
 
 // Node's `receiveMessageOnPort` (a port's queued message, taken synchronously), or null where

@@ -12,8 +12,12 @@
 import { countPost, fillHanded, OwnerHandovers } from '../transfer.js';
 import { isNode, nodeModule, syncReceive } from '../runtime.js';
 
-// The worker entry when none is registered: the snippet beside this one.
-const ENTRY = new URL('../worker/worker.js', import.meta.url);
+// The worker entry when none is registered: the snippet beside this one. Not written as
+// `new URL('…', import.meta.url)`, so that no bundler follows it: an app bundles the package's
+// entry, which registers its own script, and a bundler that followed this one would emit an
+// unbundled copy of the glue (webpack), or fail to map it at run time (Parcel 2.16).
+const here = import.meta.url;
+const defaultEntry = () => new URL('../worker/worker.js', here);
 
 let workerScript = null;
 /** `url`: the entry script for worker_threads; `spawnWeb()`: a new module Web Worker on it. */
@@ -85,7 +89,7 @@ export class WorkerSet {
     const onError = (err) => { if (current()) this.onEvent('error', index, String(err?.stack ?? err?.message ?? err)); };
     if (isNode) {
       entry = nodeModule('node:worker_threads').then(({ Worker }) => {
-        const url = workerScript?.url ?? ENTRY;
+        const url = workerScript?.url ?? defaultEntry();
         const options = { workerData: data, name: `${this.name}-${index}` };
         let w;
         try {
@@ -103,7 +107,7 @@ export class WorkerSet {
       });
     } else {
       const w = workerScript?.spawnWeb()
-        ?? new Worker(ENTRY, { type: 'module', name: `ringpool:${this.name}-${index}` });
+        ?? new Worker(defaultEntry(), { type: 'module', name: `ringpool:${this.name}-${index}` });
       w.onmessage = (e) => onMessage(e.data);
       w.onerror = (e) => { e.preventDefault?.(); onError(e.message ?? e); };
       w.postMessage(data);
@@ -235,7 +239,7 @@ export class WorkerSet {
  * --input-type=module -e …`, a module piped into stdin), and it only concerns the main script.
  */
 function workerExecArgv() {
-  const argv = process.execArgv;
+  const argv = globalThis.process.execArgv;
   if (!argv.some((a) => a === '--input-type' || a.startsWith('--input-type='))) return undefined;
   const out = [];
   for (let i = 0; i < argv.length; i++) {
@@ -271,8 +275,8 @@ export function resolveModuleUrl(spec) {
   }
   try { return new URL(spec).href; } catch { /* relative */ }
   if (isNode) {
-    const { pathToFileURL } = process.getBuiltinModule('node:url');
-    return pathToFileURL(process.getBuiltinModule('node:path').resolve(spec)).href;
+    const { pathToFileURL } = globalThis.process.getBuiltinModule('node:url');
+    return pathToFileURL(globalThis.process.getBuiltinModule('node:path').resolve(spec)).href;
   }
   return new URL(spec, globalThis.document?.baseURI ?? globalThis.location?.href).href;
 }

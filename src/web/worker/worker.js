@@ -49,7 +49,7 @@ async function runWorker(data, postToMain, close, listen, receiveNow = null) {
   if (data.taskModule) {
     let taskModule;
     try {
-      taskModule = await import(/* @vite-ignore */ data.taskModule);
+      taskModule = await import(/* @vite-ignore */ /* webpackIgnore: true */ data.taskModule);
     } catch (err) {
       postToMain({ type: 'failed', index: data.index,
         detail: `the task module ${data.taskModule} did not load: ${err?.name ?? 'Error'}: ${err?.message ?? err}` });
@@ -60,7 +60,7 @@ async function runWorker(data, postToMain, close, listen, receiveNow = null) {
     here.taskModule = taskModule;
   }
   // The entry script's own copy of the glue when it has one (a bundled worker chunk).
-  const loadGlue = async () => globalThis.__ringpoolGlue ?? await import(/* @vite-ignore */ data.glueUrl);
+  const loadGlue = async () => globalThis.__ringpoolGlue ?? await import(/* @vite-ignore */ /* webpackIgnore: true */ data.glueUrl);
   if (message) {
     runPosted(data, postToMain, listen, close, here.taskModule, loadGlue);
     postToMain({ type: 'ready', index: data.index, detail: { exports: exportNames } });

@@ -1,13 +1,14 @@
 // ringpool in a Vite app, as a user installs it: `vite` (dev server) and `vite build` +
-// `vite preview`, each page driven in headless Chromium (Debian's /usr/bin/chromium).
-// Usage: node tests/vite/run.mjs <scratch dir with the app and ringpool installed>
-import { chromium } from 'playwright-core';
+// `vite preview`, each page driven in headless Chromium and Firefox ESR (Debian's).
+// Usage: node tests/bundlers/vite/run.mjs <scratch dir with the app and ringpool installed>
+import { launchChromium, launchFirefox } from '../../../scripts/browsers.mjs';
+import { checkResult } from '../app/expect.mjs';
 import { spawn, execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import assert from 'node:assert/strict';
 
 const app = resolve(process.argv[2]);
-const vite = resolve(import.meta.dirname, '../../node_modules/vite/bin/vite.js');
+const vite = resolve(import.meta.dirname, '../../../node_modules/vite/bin/vite.js');
 const base = 19000 + Math.floor(Math.random() * 500);
 
 function serve(args, port) {
@@ -25,32 +26,34 @@ function serve(args, port) {
   return { child, ready, log: () => log };
 }
 
-function check(result) {
-  assert.equal(result.error, undefined, result.error);
-  assert.equal(result.sum, 5);
-  assert.deepEqual(result.view, [10, 20, 30, 40]);
-  assert.equal(result.async, 42);
-  assert.equal(result.panic, 'boom');
-  assert.equal(result.workersSeen, 2);
-  assert.equal(result.ok, true);
-}
 
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'] });
-let failed = 0;
+const browsers = { chromium: await launchChromium(), firefox: await launchFirefox() };
+let failed = 0, passed = 0;
 async function run(name, args, port) {
   const server = serve(args, port);
   try {
     await server.ready;
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await page.waitForFunction(() => window.__result, null, { timeout: 60_000 });
-    check(await page.evaluate(() => window.__result));
-    assert.deepEqual(errors, []);
-    console.log(`ok - vite ${name}`);
-    await page.close();
+    for (const [engine, browser] of Object.entries(browsers)) {
+      const page = await browser.newPage();
+      try {
+        const errors = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+        await page.goto(`http://127.0.0.1:${port}/`);
+        await (engine === 'chromium'
+          ? page.waitForFunction(() => window.__result, null, { timeout: 60_000 })
+          : page.waitForFunction(() => window.__result, { timeout: 60_000, polling: 250 }));
+        checkResult(await page.evaluate(() => window.__result));
+        assert.deepEqual(errors, []);
+        passed++;
+        console.log(`ok - vite ${name} in ${engine}`);
+      } catch (e) {
+        failed++;
+        console.log(`not ok - vite ${name} in ${engine}\n  ${String(e?.stack ?? e).replaceAll('\n', '\n  ')}\n  server log:\n${server.log()}`);
+      } finally {
+        await page.close();
+      }
+    }
   } catch (e) {
     failed++;
     console.log(`not ok - vite ${name}\n  ${String(e?.stack ?? e).replaceAll('\n', '\n  ')}\n  server log:\n${server.log()}`);
@@ -64,7 +67,7 @@ try {
   execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: app, stdio: 'inherit' });
   await run('build + preview', ['preview'], base + 1);
 } finally {
-  await browser.close();
+  for (const b of Object.values(browsers)) await b.close();
 }
-console.log(`vite: ${2 - failed} passed, ${failed} failed`);
+console.log(`vite: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
