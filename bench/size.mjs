@@ -1,0 +1,65 @@
+// What a page downloads for `import { Pool } from 'ringpool'`, one pool and one task: every
+// file of the built package (pkg/) that the page or a worker loads, in bytes and gzip -9
+// bytes. With --wasm, also where the wasm's bytes go: a build that keeps function names
+// (target/size-names/, RINGPOOL_WASM_NAMES) read with twiggy (cargo install twiggy), summed by
+// crate and module. `node bench/size.mjs [--wasm]`; bench/README.md, "What a page downloads".
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const pkg = join(root, 'pkg');
+const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
+
+// The page: the entry, the glue and every snippet it imports, pool-api.js, the wasm; each worker:
+// worker.js (one file; the wasm module comes to it by message).
+const snippets = [];
+const walk = (d) => { for (const e of readdirSync(d)) { const p = join(d, e); if (statSync(p).isDirectory()) walk(p); else if (p.endsWith('.js')) snippets.push(p); } };
+walk(join(pkg, 'snippets'));
+const files = [['ringpool_bg.wasm'], ['worker.js'], ['ringpool.js'], ['index.js'], ['pool-api.js'],
+  ...snippets.map((p) => [p.slice(pkg.length + 1)])].map(([f]) => ({ file: f, bytes: statSync(join(pkg, f)).size, gzip: gz(join(pkg, f)) }));
+const total = files.reduce((n, f) => n + f.gzip, 0);
+console.log(`what a page loads from pkg/ (${files.length} files): ${total} B gzip -9`);
+console.table(Object.fromEntries(files.map((f) => [f.file.replace(/^snippets\/[^/]+\//, 'snippets/…/'), { bytes: f.bytes, gzip: f.gzip }])));
+
+if (process.argv.includes('--wasm')) {
+  const { build } = await import('../pkg-template/build.mjs');
+  const { toolchainEnv } = await import('../scripts/toolchain.mjs');
+  const out = join(root, 'target/size-names');
+  build({ crateDir: join(root, 'crates/ringpool-npm'), outDir: out, packageName: 'ringpool', env: { ...toolchainEnv(), RINGPOOL_WASM_NAMES: '1' } });
+  const csv = execFileSync('twiggy', ['top', '-n', '100000', '--format', 'csv', join(out, 'ringpool_bg.wasm')], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const groups = new Map();
+  for (const line of csv.split('\n').slice(1)) {
+    const m = /^"?(.*?)"?,(\d+),/.exec(line);
+    if (!m) continue;
+    const g = group(m[1]);
+    if (g) groups.set(g, (groups.get(g) ?? 0) + Number(m[2]));
+  }
+  const sum = [...groups.values()].reduce((a, b) => a + b, 0);
+  console.log(`where the wasm's ${sum} bytes of code and data go (twiggy, names build; before gzip):`);
+  console.table(Object.fromEntries([...groups].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, { bytes: v, share: `${(v / sum * 100).toFixed(1)} %` }])));
+}
+
+/** The group an item of twiggy's list counts in (null: the name section itself). */
+function group(name) {
+  if (/names.*subsection/.test(name)) return null;
+  if (name.startsWith('data segment')) return 'data (strings, tables)';
+  const n = name.replace(/\[[0-9a-f]{16}\]/g, '');
+  const m = /^[<&\s]*([a-z_0-9]+)::([a-z_0-9]+)(?:::([a-z_0-9]+))?/.exec(n);
+  if (!m) {
+    if (/shim|^__wbg|^__wbindgen|closure/i.test(n)) return 'wasm-bindgen shims and closures';
+    if (/fmt::|Debug|Display/.test(n)) return 'std/core: formatting';
+    return 'other (exports, types, imports, tables)';
+  }
+  const [, crate, mod, sub] = m;
+  if (crate === 'ringpool') return mod === 'web' ? `ringpool::web::${sub ?? ''}` : 'ringpool core (pool, task, dispatch, ring, …)';
+  if (['core', 'alloc', 'std'].includes(crate)) {
+    if (/fmt|flt2dec|escape|Debug|Display|Formatter|pad/.test(n)) return 'std/core: formatting';
+    if (/panic/.test(n)) return 'std/core: panics, unwinding';
+    return 'std/core/alloc: collections, strings, other';
+  }
+  if (['wasm_bindgen', 'js_sys', 'wasm_bindgen_futures'].includes(crate)) return 'wasm-bindgen, js-sys, futures';
+  return crate;
+}
