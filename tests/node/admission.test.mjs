@@ -61,10 +61,10 @@ test('shutdown({force: true}) rejects queued and running tasks with PoolClosedEr
   const report = channel();
   // Held until the gate opens; then it reports how many bodies ran on its worker meanwhile
   // (message mode: a queued task posted to a busy worker would run while this one awaits).
-  const running = pool.trySubmit(gated(at, (name) => {
-    const c = new BroadcastChannel(name); c.postMessage(globalThis.ran ?? 0); c.close();
+  const running = pool.trySubmit(gated(at, report.task(async () => {
+    await report(globalThis.ran ?? 0);
     return 'late';
-  }), [at.g, report.name]);
+  })), [at.g]);
   await at.reached(1);
   const queued = Array.from({ length: 4 }, () => pool.trySubmit(() => { globalThis.ran = (globalThis.ran ?? 0) + 1; }));
   const stopping = pool.shutdown({ force: true });

@@ -37,6 +37,59 @@ export function needsShared(why) {
 }
 
 /**
+ * The worker's end of every channel below, as source (task bodies are re-made from source on
+ * the worker): `REPORT(name, msg, onOther)` posts `{ id, msg }` on the BroadcastChannel `name`
+ * until the page acknowledges that id, and returns a promise of the acknowledgement; `onOther`
+ * hears the page's other messages ('open') until it returns true. One post is not enough:
+ * Chromium can drop a message posted before the page's end of the channel is connected to it
+ * (seen in message mode, about one run in twenty). The page counts each id once (`listen`).
+ * `globalThis.__reports` holds the reports not yet acknowledged, which `probe().counts()` waits for.
+ */
+const REPORT = `(globalThis.__report ??= (name, msg, onOther) => {
+  const id = Math.random().toString(36).slice(2);
+  const c = new BroadcastChannel(name);
+  const reports = (globalThis.__reports ??= new Set());
+  let again, acked = false, listening = !!onOther;
+  const ack = new Promise((resolve) => {
+    c.onmessage = (e) => {
+      if (e.data?.ack === id) {
+        acked = true;
+        clearInterval(again);
+        reports.delete(ack);
+        resolve();
+      } else if (listening && onOther(e.data) === true) {
+        listening = false;
+      }
+      if (acked && !listening) c.close();
+    };
+  });
+  reports.add(ack);
+  c.postMessage({ id, msg });
+  again = setInterval(() => c.postMessage({ id, msg }), 50);
+  return ack;
+})`;
+
+/** The page's end: a channel named `name` that acknowledges each report and hands it to `onReport` once. */
+function listen(name, onReport) {
+  const c = new BroadcastChannel(name);
+  c.unref?.();
+  const seen = new Set();
+  c.onmessage = (e) => {
+    const { id, msg } = e.data ?? {};
+    if (id === undefined) return;
+    c.postMessage({ ack: id });
+    if (!seen.has(id)) {
+      seen.add(id);
+      onReport(msg, c);
+    }
+  };
+  return c;
+}
+
+/** Source: a task's wait at the channel gate `g` (reported as reached, returns once it opens). */
+const HOLD = `new Promise((resolve) => (${REPORT})(g, 'reached', (m) => { if (m === 'open') { resolve(); return true; } }))`;
+
+/**
  * A gate: tasks `[wait, [g]]` wait at it until `open()`; `await reached(n)` waits until `n`
  * tasks reached it. With shared memory it is two words of pool memory (the task blocks in
  * Atomics.wait, fine on a worker); in message mode a BroadcastChannel named `g` (the task
@@ -58,23 +111,26 @@ export function gate(pool) {
  */
 export function gated(gate, body) {
   const wait = gate.mode === 'message'
-    ? "return (async () => { const c = new BroadcastChannel(g); await new Promise((resolve) => { c.onmessage = (e) => { if (e.data === 'open') resolve(); }; c.postMessage('reached'); }); c.close(); return (BODY).apply(this, args); })();"
+    ? `return (async () => { await ${HOLD}; return (BODY).apply(this, args); })();`
     : 'Atomics.add(g, 1, 1); Atomics.notify(g, 1); while (Atomics.load(g, 0) === 0) Atomics.wait(g, 0, 0); return (BODY).apply(this, args);';
   return new Function(`return function (g, ...args) { ${wait.replace('BODY', String(body))} }`)();
 }
 
 /**
- * A channel tasks report to in either mode: a body posts on `new BroadcastChannel(name)`, and
+ * A channel tasks report to in either mode: a body made by `task(body)` may call `report(msg)`
+ * (await it where the worker may end next: it resolves once the page has the report), and
  * `await next()` gives the reports in the order they came.
  */
 export function channel() {
   const name = `ringpool-test-report-${gates++}-${Math.random().toString(36).slice(2)}`;
-  const c = new BroadcastChannel(name);
-  c.unref?.();
   const came = [], waiters = [];
-  c.onmessage = (e) => { came.push(e.data); waiters.splice(0).forEach((w) => w()); };
+  const c = listen(name, (msg) => { came.push(msg); waiters.splice(0).forEach((w) => w()); });
   const next = async () => { while (came.length === 0) await new Promise((r) => waiters.push(r)); return came.shift(); };
-  return { name, next, close: () => c.close() };
+  const task = (body) => new Function(`return function (...args) {
+    const report = (msg) => (${REPORT})(${JSON.stringify(name)}, msg);
+    return (${body}).apply(this, args);
+  }`)();
+  return { name, next, task, close: () => c.close() };
 }
 
 /**
@@ -83,7 +139,7 @@ export function channel() {
  * before their own arguments (for `pool.map`, `task(body, { input: true })` takes one input
  * `[g, ...args]`). `await reached(n)` / `await ran(n)` wait for the counts;
  * `await counts()` gives `{ reached, ran }` once every report of a body that finished on a
- * live worker is in (message mode: each worker reports once more, after them).
+ * live worker is in (message mode: each worker waits until the page has acknowledged them).
  * With shared memory it is three words of pool memory (hold blocks in Atomics.wait); in
  * message mode a BroadcastChannel (hold awaits, which keeps the worker as busy).
  */
@@ -106,38 +162,29 @@ export function probe(pool) {
     };
   }
   const g = `ringpool-test-probe-${gates++}-${Math.random().toString(36).slice(2)}`;
-  const c = new BroadcastChannel(g);
-  c.unref?.();
-  const count = { reached: 0, ran: 0, flushed: 0 };
+  const count = { reached: 0, ran: 0 };
   let opened = false;
   const waiters = [];
-  c.onmessage = (e) => {
-    if (!(e.data in count)) return;
-    count[e.data]++;
-    if (e.data === 'reached' && opened) c.postMessage('open');
+  const c = listen(g, (msg, c) => {
+    if (!(msg in count)) return;
+    count[msg]++;
+    if (msg === 'reached' && opened) c.postMessage('open');
     for (const w of waiters.splice(0)) w();
-  };
+  });
   const until = async (key, n) => { while (count[key] < n) await new Promise((r) => waiters.push(r)); };
   return {
     g,
     task: (body, how) => new Function(`return function (...all) {
       const [g, ...args] = ${how?.input ? 'all[0]' : 'all'};
-      const c = (globalThis.__probes ??= {})[g] ??= new BroadcastChannel(g);
-      const ran = () => c.postMessage('ran');
-      const hold = () => new Promise((resolve) => {
-        const h = new BroadcastChannel(g);
-        h.onmessage = (e) => { if (e.data === 'open') { h.close(); resolve(); } };
-        c.postMessage('reached');
-      });
+      const ran = () => { (${REPORT})(g, 'ran'); };
+      const hold = () => ${HOLD};
       return (${body}).apply(this, args);
     }`)(),
     reached: (n) => until('reached', n),
     ran: (n) => until('ran', n),
     counts: async () => {
-      const flushed = count.flushed;
-      // On each worker after what it ran, from the same channel: its reports come first.
-      const workers = (await pool.broadcast((g) => { globalThis.__probes?.[g]?.postMessage('flushed') ?? new BroadcastChannel(g).postMessage('flushed'); }, [g])).length;
-      await until('flushed', flushed + workers);
+      // Each worker returns once the page has acknowledged every report it made.
+      await pool.broadcast(() => Promise.all([...(globalThis.__reports ?? [])]).then(() => {}));
       return { reached: count.reached, ran: count.ran };
     },
     open: () => { opened = true; c.postMessage('open'); },
@@ -147,26 +194,16 @@ export function probe(pool) {
 let gates = 0;
 function channelGate() {
   const g = `ringpool-test-gate-${gates++}-${Math.random().toString(36).slice(2)}`;
-  const wait = async (name) => {
-    const c = new BroadcastChannel(name);
-    await new Promise((resolve) => {
-      c.onmessage = (e) => { if (e.data === 'open') resolve(); };
-      c.postMessage('reached');
-    });
-    c.close();
-    return 'gated';
-  };
+  const wait = new Function(`return async function (g) { await ${HOLD}; return 'gated'; }`)();
   let count = 0, opened = false;
   const waiters = [];
   // Kept open: a task may reach the gate after it opened, and is told at once.
-  const c = new BroadcastChannel(g);
-  c.unref?.();
-  c.onmessage = (e) => {
-    if (e.data !== 'reached') return;
+  const c = listen(g, (msg, c) => {
+    if (msg !== 'reached') return;
     count++;
     if (opened) c.postMessage('open');
     for (const w of waiters.splice(0)) w();
-  };
+  });
   const reached = async (n) => { while (count < n) await new Promise((r) => waiters.push(r)); };
   const open = () => { opened = true; c.postMessage('open'); };
   return { g, wait, reached, open, mode: 'message' };

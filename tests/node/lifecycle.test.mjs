@@ -13,8 +13,8 @@ test('shutdown({force: true}) during load: every task settles once, as done or P
   let done = 0, forced = null;
   // Each JS body reports its index on a channel (helpers.mjs), in either mode.
   const report = channel();
-  const body = (i, name) => { const c = new BroadcastChannel(name); c.postMessage(i); c.close(); return i; };
-  const tasks = Array.from({ length: 200 }, (_, i) => (i % 3 ? pool.submit(body, [i, report.name]) : pool.submit(diagnostics.spin(1))).then(
+  const body = report.task(async (i) => { await report(i); return i; });
+  const tasks = Array.from({ length: 200 }, (_, i) => (i % 3 ? pool.submit(body, [i]) : pool.submit(diagnostics.spin(1))).then(
     (v) => { done++; if (done === 20) forced = pool.shutdown({ force: true }); return { ok: true, v }; },
     (e) => ({ ok: false, e }),
   ));
