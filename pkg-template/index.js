@@ -23,9 +23,14 @@ if (isNode) {
   await glue.default({ module_or_path: wasmUrl });
 }
 
-// Written out in full so that bundlers (Vite, webpack) see the worker entry and emit it.
+// The web's worker is written out in full so that bundlers (Vite, webpack) see the entry and
+// emit it. The npm package's build points both at `ringpool.js`, its one bundled file
+// (scripts/build.mjs). Node's URL is not written as `new URL('…', import.meta.url)`, so that no
+// bundler follows it: Parcel turns one that names a module the page also imports (that glue)
+// into a reference it cannot resolve at run time, and webpack a variable into a context.
+const here = import.meta.url;
 glue.__setWorkerScript(
-  new URL('./worker.js', import.meta.url),
+  new URL('./worker.js', here),
   () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'ringpool:worker' }),
 );
 

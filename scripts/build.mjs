@@ -6,27 +6,43 @@
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { build, BuildMistake, wasm32Rustflags } from '../pkg-template/build.mjs';
 import { toolchainEnv } from './toolchain.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = toolchainEnv();
 
-// The workers' entry (`worker.js`, which imports the glue and its snippets) as one file: a
-// worker's module loader pays per module, and this cut ~4 ms off each pool's start-up in Node
-// (docs/notes/2026-12-06-start-up-worker-entry-in-one-file.md). A crate built with ringpool-build keeps the plain entry.
-// The plain entry ships beside it as `worker-entry.js`, which ringpool-build copies into a
-// crate's package (that glue is the crate's own).
-function bundleWorker(dir) {
-  const entry = join(dir, 'worker.js'), out = join(dir, 'worker.bundle.js');
-  execFileSync(join(root, 'node_modules/.bin/rolldown'), [entry, '--format', 'esm', '--file', out], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (/^import\s/m.test(readFileSync(out, 'utf8'))) throw new BuildMistake(`${out} still imports a module; the worker entry must bundle into one file`);
-  copyFileSync(join(root, 'pkg-template/worker.js'), join(dir, 'worker-entry.js'));
-  renameSync(out, entry);
+// One file of JavaScript for the page and its workers: `ringpool.js`, wasm-bindgen's glue and
+// the snippets it imports bundled by rolldown, which also registers the glue for a worker
+// (`globalThis.__ringpoolGlue`, read by worker/worker.js: a bundler's worker chunk uses its own
+// copy). The page imports it (index.js) and starts each worker on the same file, so a browser
+// fetches it once; it used to load the glue, 13 snippets and a second copy of both bundled
+// into worker.js (bench/README.md, "What a page downloads"). One module is also what a worker's
+// loader pays least for (docs/notes/2026-12-06-start-up-worker-entry-in-one-file.md). A crate
+// built with ringpool-build keeps wasm-bindgen's layout and the two-line `worker.js` entry,
+// which ships here as `worker-entry.js` for it.
+function bundleGlue(dir) {
+  const entry = join(dir, 'glue-entry.mjs'), out = join(dir, 'ringpool.bundle.js');
+  writeFileSync(entry, "import * as glue from './ringpool.js';\nglobalThis.__ringpoolGlue ??= glue;\nexport * from './ringpool.js';\nexport { default } from './ringpool.js';\n");
+  try {
+    execFileSync(join(root, 'node_modules/.bin/rolldown'), [entry, '--format', 'esm', '--file', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } finally {
+    rmSync(entry);
+  }
+  if (/^import\s/m.test(readFileSync(out, 'utf8'))) throw new BuildMistake(`${out} still imports a module; the glue must bundle into one file`);
+  renameSync(out, join(dir, 'ringpool.js'));
+  rmSync(join(dir, 'snippets'), { recursive: true, force: true });
+  renameSync(join(dir, 'worker.js'), join(dir, 'worker-entry.js'));
+  const index = join(dir, 'index.js');
+  const text = readFileSync(index, 'utf8');
+  const started = text.replaceAll("'./worker.js'", "'./ringpool.js'");
+  if (text.split("'./worker.js'").length !== 3) throw new BuildMistake(`${index}: expected its two './worker.js' (Node's and the web's) to point at the glue`);
+  writeFileSync(index, started);
   const pkgJson = join(dir, 'package.json');
   const pkg = JSON.parse(readFileSync(pkgJson, 'utf8'));
-  if (!pkg.files.includes('worker-entry.js')) pkg.files.splice(pkg.files.indexOf('worker.js') + 1, 0, 'worker-entry.js');
+  pkg.files = pkg.files.filter((f) => f !== 'snippets/').map((f) => (f === 'worker.js' ? 'worker-entry.js' : f));
+  pkg.sideEffects = pkg.sideEffects.map((f) => (f === './snippets/*' ? './ringpool.js' : f));
   writeFileSync(pkgJson, JSON.stringify(pkg, null, 2) + '\n');
 }
 
@@ -43,12 +59,12 @@ try {
       env: { ...env, RUSTFLAGS: flags.join(' '), CARGO_TARGET_DIR: join(root, 'target/no-simd/cargo') } });
   } else {
     build({ crateDir: npm, outDir: join(root, 'pkg'), packageName: 'ringpool', env });
-    bundleWorker(join(root, 'pkg'));
+    bundleGlue(join(root, 'pkg'));
     // `--demo` also builds the demo's copy (www/wasm/, served at /wasm/): the same package with
     // wasm-bindgen-rayon linked in for the side-by-side comparison.
     if (process.argv.includes('--demo')) {
       build({ crateDir: demo, outDir: join(root, 'www/wasm'), packageName: 'ringpool', env });
-      bundleWorker(join(root, 'www/wasm'));
+      bundleGlue(join(root, 'www/wasm'));
     }
   }
 } catch (e) {

@@ -4,7 +4,6 @@
 export class RingpoolError extends Error {
   constructor(message, code = 'RINGPOOL_ERROR', options) {
     super(message, options);
-    this.name = new.target.name;
     this.code = code;
   }
 }
@@ -54,6 +53,12 @@ export class OutOfMemoryError extends RangeError {
     this.inUse = inUse;
     this.maximum = maximum;
   }
+}
+
+// Each class's `name` is written out, from the keys below: a bundler or a minifier may rename
+// the classes themselves (rolldown, bundling the package's glue, made one `PanicError$1`).
+for (const [name, cls] of Object.entries(errorClasses())) {
+  Object.defineProperty(cls.prototype, 'name', { value: name, writable: true, configurable: true });
 }
 
 export function errorClasses() {

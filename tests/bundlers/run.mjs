@@ -23,7 +23,7 @@ const BUNDLERS = {
   esbuild: {
     source: 'main.js',
     build: [bin('esbuild'), 'main.js', '--bundle', '--format=esm', '--outdir=dist', '--log-level=warning'],
-    copy: ['node_modules/ringpool/ringpool_bg.wasm', 'node_modules/ringpool/worker.js'],
+    copy: ['node_modules/ringpool/ringpool_bg.wasm', 'node_modules/ringpool/ringpool.js'],
   },
   // Parcel 2: from the page, with no configuration file.
   parcel: { source: 'main.js', page: true, build: [bin('parcel'), 'build', 'index.html', '--dist-dir', 'dist', '--no-autoinstall', '--log-level', 'warn'] },

@@ -45,29 +45,43 @@ export function needsShared(why) {
  * (seen in message mode, about one run in twenty). The page counts each id once (`listen`).
  * `globalThis.__reports` holds the reports not yet acknowledged, which `probe().counts()` waits for.
  */
-const REPORT = `(globalThis.__report ??= (name, msg, onOther) => {
-  const id = Math.random().toString(36).slice(2);
-  const c = new BroadcastChannel(name);
-  const reports = (globalThis.__reports ??= new Set());
-  let again, acked = false, listening = !!onOther;
-  const ack = new Promise((resolve) => {
-    c.onmessage = (e) => {
-      if (e.data?.ack === id) {
-        acked = true;
+const REPORT = `(globalThis.__report ??= (() => {
+  // One channel per name on this worker, kept open: Deno's BroadcastChannel broke (its posts
+  // threw "expected i32") with a channel made and closed per report.
+  const channels = new Map();
+  return (name, msg, onOther) => {
+    let ch = channels.get(name);
+    if (!ch) {
+      const c = new BroadcastChannel(name);
+      c.unref?.();
+      ch = { c, acks: new Map(), others: new Set() };
+      c.onmessage = (e) => {
+        const acked = ch.acks.get(e.data?.ack);
+        if (acked) return acked();
+        for (const f of [...ch.others]) if (f(e.data) === true) ch.others.delete(f);
+      };
+      channels.set(name, ch);
+    }
+    if (onOther) ch.others.add(onOther);
+    const id = Math.random().toString(36).slice(2);
+    const reports = (globalThis.__reports ??= new Set());
+    let again;
+    const ack = new Promise((resolve) => {
+      ch.acks.set(id, () => {
+        ch.acks.delete(id);
         clearInterval(again);
         reports.delete(ack);
         resolve();
-      } else if (listening && onOther(e.data) === true) {
-        listening = false;
-      }
-      if (acked && !listening) c.close();
-    };
-  });
-  reports.add(ack);
-  c.postMessage({ id, msg });
-  again = setInterval(() => c.postMessage({ id, msg }), 50);
-  return ack;
-})`;
+      });
+    });
+    reports.add(ack);
+    // A worker on its way out (a forced shutdown) may no longer post: stop there.
+    const post = () => { try { ch.c.postMessage({ id, msg }); } catch { clearInterval(again); } };
+    again = setInterval(post, 50);
+    post();
+    return ack;
+  };
+})())`;
 
 /** The page's end: a channel named `name` that acknowledges each report and hands it to `onReport` once. */
 function listen(name, onReport) {
