@@ -26,7 +26,7 @@ async function visit(path, done, timeout, expected = null) {
     } catch (e) {
       // Say what never finished: the suite page lists each test as it ends.
       // A page whose main thread is stuck does not answer at all: say so.
-      const stuck = new Promise((resolve) => setTimeout(resolve, 10_000, null));
+      const stuck = new Promise((resolve) => setTimeout(resolve, 10_000, null).unref());
       const state = await Promise.race([page.evaluate(() => ({ log: document.getElementById('out')?.textContent ?? '', running: window.__running })).catch(() => null), stuck]);
       const where = state ? `still running: ${state.running}; finished so far:\n${state.log}` : 'the page did not answer within 10 s (its main thread is stuck)';
       throw new Error(`${engine}: ${path} did not finish in ${timeout} ms; ${where}`, { cause: e });

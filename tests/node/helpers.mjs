@@ -94,7 +94,7 @@ function listen(name, onReport) {
     c.postMessage({ ack: id });
     if (!seen.has(id)) {
       seen.add(id);
-      onReport(msg, c);
+      onReport(msg);
     }
   };
   return c;
@@ -175,17 +175,7 @@ export function probe(pool) {
       open: () => { Atomics.store(g, 0, 1); Atomics.notify(g, 0); },
     };
   }
-  const g = `ringpool-test-probe-${gates++}-${Math.random().toString(36).slice(2)}`;
-  const count = { reached: 0, ran: 0 };
-  let opened = false;
-  const waiters = [];
-  const c = listen(g, (msg, c) => {
-    if (!(msg in count)) return;
-    count[msg]++;
-    if (msg === 'reached' && opened) c.postMessage('open');
-    for (const w of waiters.splice(0)) w();
-  });
-  const until = async (key, n) => { while (count[key] < n) await new Promise((r) => waiters.push(r)); };
+  const { g, count, until, open } = counter('probe');
   return {
     g,
     task: (body, how) => new Function(`return function (...all) {
@@ -201,26 +191,39 @@ export function probe(pool) {
       await pool.broadcast(() => Promise.all([...(globalThis.__reports ?? [])]).then(() => {}));
       return { reached: count.reached, ran: count.ran };
     },
-    open: () => { opened = true; c.postMessage('open'); },
+    open,
   };
 }
 
 let gates = 0;
 function channelGate() {
-  const g = `ringpool-test-gate-${gates++}-${Math.random().toString(36).slice(2)}`;
+  const { g, until, open } = counter('gate');
   const wait = new Function(`return async function (g) { await ${HOLD}; return 'gated'; }`)();
-  let count = 0, opened = false;
+  return { g, wait, reached: (n) => until('reached', n), open, mode: 'message' };
+}
+
+/**
+ * The page's end of a message-mode gate or probe: a channel that counts each kind of report
+ * ('reached', 'ran'; `await until(kind, n)`) and, once `open()` was called, answers every
+ * 'reached' with 'open' (kept open: a task may reach the gate after it opened).
+ */
+function counter(kind) {
+  const g = `ringpool-test-${kind}-${gates++}-${Math.random().toString(36).slice(2)}`;
+  const count = { reached: 0, ran: 0 };
+  let opened = false;
   const waiters = [];
-  // Kept open: a task may reach the gate after it opened, and is told at once.
-  const c = listen(g, (msg, c) => {
-    if (msg !== 'reached') return;
-    count++;
-    if (opened) c.postMessage('open');
+  const c = listen(g, (msg) => {
+    if (!(msg in count)) return;
+    count[msg]++;
+    if (msg === 'reached' && opened) c.postMessage('open');
     for (const w of waiters.splice(0)) w();
   });
-  const reached = async (n) => { while (count < n) await new Promise((r) => waiters.push(r)); };
-  const open = () => { opened = true; c.postMessage('open'); };
-  return { g, wait, reached, open, mode: 'message' };
+  return {
+    g,
+    count,
+    until: async (key, n) => { while (count[key] < n) await new Promise((r) => waiters.push(r)); },
+    open: () => { opened = true; c.postMessage('open'); },
+  };
 }
 
 /**
