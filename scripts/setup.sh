@@ -15,7 +15,7 @@ apt_install() {
 
 # 1. The browser engines, all Debian's (the test tools must not download a browser): Chromium
 #    and its driver, Firefox ESR, WebKitGTK's WebDriver (with its MiniBrowser), and a virtual
-#    display for WebKitGTK (scripts/browsers.mjs).
+#    display for WebKitGTK (scripts/browsers.mjs), and curl (step 3 fetches a crate to patch).
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
@@ -23,6 +23,7 @@ command -v firefox-esr >/dev/null || missing+=(firefox-esr)
 command -v WebKitWebDriver >/dev/null || missing+=(webkit2gtk-driver)
 command -v xvfb-run >/dev/null || missing+=(xvfb)
 command -v xauth >/dev/null || missing+=(xauth)
+command -v curl >/dev/null || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   apt_install "${missing[@]}"
@@ -60,12 +61,25 @@ cargo_install() { (cd / && cargo install --quiet "$@"); }
 # 3. Cargo-installed tools, built side by side: wasm-bindgen-cli at exactly the version
 #    Cargo.lock pins (wasm-pack would download it), wasm-pack, and geckodriver (the
 #    wasm-bindgen tests in Firefox).
+#    wasm-bindgen-cli is built with tiny_http's thread pool fixed (scripts/tiny_http-task-pool.patch):
+#    its wasm-bindgen-test-runner, which `wasm-pack test` uses, serves the test page with
+#    tiny_http 0.12.0, and about one Chromium start in two never finished loading the page.
+#    The stamp file says the installed one is that build.
 want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+runner_stamp="${CARGO_HOME:-$HOME/.cargo}/ringpool-wasm-bindgen-cli"
+runner_build="wasm-bindgen-cli $want with $(sha256sum scripts/tiny_http-task-pool.patch | cut -c1-16)"
 pids=()
-if [ "$have" != "$want" ]; then
-  log "installing wasm-bindgen-cli $want (had: ${have:-none})"
-  cargo_install wasm-bindgen-cli --version "$want" --force & pids+=($!)
+if [ "$have" != "$want" ] || [ "$(cat "$runner_stamp" 2>/dev/null)" != "$runner_build" ]; then
+  log "installing wasm-bindgen-cli $want with tiny_http's thread pool fixed (had: ${have:-none})"
+  tiny_http="$PWD/target/tools/tiny_http-0.12.0"
+  rm -rf "$tiny_http" && mkdir -p target/tools
+  curl -sSfL https://static.crates.io/crates/tiny_http/tiny_http-0.12.0.crate -o target/tools/tiny_http.crate
+  echo "389915df6413a2e74fb181895f933386023c71110878cd0825588928e64cdc82  target/tools/tiny_http.crate" | sha256sum -c --quiet -
+  tar xzf target/tools/tiny_http.crate -C target/tools
+  patch --quiet -d "$tiny_http" -p1 < scripts/tiny_http-task-pool.patch
+  (RUSTFLAGS=--cap-lints=allow cargo_install wasm-bindgen-cli --version "$want" --force --config "patch.crates-io.tiny_http.path=\"$tiny_http\"" \
+    && echo "$runner_build" > "$runner_stamp") & pids+=($!)
 fi
 if ! command -v wasm-pack >/dev/null; then
   log "installing wasm-pack"

@@ -45,7 +45,7 @@ fi
 # Broken intra-doc links and undocumented public items (#![warn(missing_docs)]) fail here, for
 # the native API and for the wasm one (ringpool::web), as docs.rs builds them.
 RUSTDOCFLAGS=-Dwarnings cargo doc --quiet --no-deps -p ringpool -p ringpool-image
-RUSTDOCFLAGS=-Dwarnings CARGO_UNSTABLE_BUILD_STD=panic_unwind,std cargo doc --quiet --no-deps -p ringpool -p ringpool-image --target wasm32-unknown-unknown
+RUSTDOCFLAGS=-Dwarnings cargo doc --quiet --no-deps -p ringpool -p ringpool-image --target wasm32-unknown-unknown
 fi
 
 if want package; then

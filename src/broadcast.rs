@@ -20,7 +20,7 @@ impl<P: Backend> WorkerPool<P> {
     /// [`MAILBOX_CAPACITY`](crate::MAILBOX_CAPACITY) broadcasts still to take refuses it as
     /// [`SubmitError::QueueFull`], and `f` comes back on every refusal.
     ///
-    /// ```
+    /// ```ignore-wasm32
     /// use ringpool::{worker_index, WorkerPool};
     /// thread_local! { static WARM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) }; }
     /// let pool = WorkerPool::new(3, 8).unwrap();

@@ -6,7 +6,7 @@
 //! [`TaskError::Panicked`] and the worker goes on; [`WorkerPool::shutdown`] closes admission,
 //! drains what was accepted and lets the workers exit.
 //!
-//! ```
+//! ```ignore-wasm32
 //! # fn block_on<F: std::future::Future>(f: F) -> F::Output { ringpool::block_on(f) }
 //! let pool = ringpool::WorkerPool::new(2, 16).unwrap();
 //! let handle = pool.try_submit(|| 6 * 7).unwrap();

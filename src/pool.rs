@@ -138,7 +138,7 @@ impl<B: Backend> WorkerPool<B> {
     /// Submits `f` unless the queue is full or the pool is closed; never waits. A refusal hands
     /// the closure back, so the caller can run it itself, retry or drop it.
     ///
-    /// ```
+    /// ```ignore-wasm32
     /// use ringpool::{SubmitError, WorkerPool};
     /// let pool = WorkerPool::new(1, 1).unwrap();
     /// let gate = std::sync::Arc::new(std::sync::Barrier::new(2));
@@ -171,7 +171,7 @@ impl<B: Backend> WorkerPool<B> {
 
     /// [`try_submit`](Self::try_submit) with cancellation and a deadline.
     ///
-    /// ```
+    /// ```ignore-wasm32
     /// use ringpool::{CancelToken, TaskError, TaskOptions, WorkerPool};
     /// let pool = WorkerPool::new(1, 4).unwrap();
     /// let token = CancelToken::new();
@@ -331,7 +331,7 @@ impl<B: Backend> WorkerPool<B> {
     /// [`ShutdownTimeout`]. Admission stays closed and accepted tasks keep running; a later
     /// call can wait again. An already finished shutdown succeeds whatever the timeout.
     ///
-    /// ```
+    /// ```ignore-wasm32
     /// use std::time::Duration;
     /// let pool = ringpool::WorkerPool::new(2, 8).unwrap();
     /// let h = pool.try_submit(|| "done").unwrap();
@@ -352,7 +352,7 @@ impl<B: Backend> WorkerPool<B> {
     /// leaves at once. Waiting futures are not served in order: each tries again when a place
     /// frees.
     ///
-    /// ```
+    /// ```ignore-wasm32
     /// use ringpool::{PoolOptions, SubmitError, WorkerPool};
     /// use std::future::Future;
     /// let pool = WorkerPool::with_options(1, 1, PoolOptions { max_waiting: Some(1) }).unwrap();
