@@ -229,9 +229,18 @@ pub(super) fn field(o: &JsValue, k: &str) -> JsValue {
     Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// A `Task` wrapper (looked at, not taken: taking would consume its Rust value).
+/// A `Task` wrapper (looked at, not taken: taking would consume its Rust value): an object with
+/// the prototype of a `Task` made here to compare with, not one whose class is named "Task" (a
+/// minifier renames the class: the package's own build and a user's bundler both minify).
 pub(super) fn is_task_wrapper(v: &JsValue) -> bool {
-    v.is_object() && field(&field(v, "constructor"), "name").as_string().as_deref() == Some("Task")
+    if !v.is_object() {
+        return false;
+    }
+    let probe = JsValue::from(Task::new(|| Value::Undefined));
+    let same = JsValue::from(js_sys::Object::get_prototype_of(v)) == JsValue::from(js_sys::Object::get_prototype_of(&probe));
+    // Taken back, the probe's Rust value is dropped now rather than by the JS garbage collector.
+    drop(Task::try_from_js_value(probe));
+    same
 }
 
 
