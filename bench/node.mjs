@@ -2,13 +2,13 @@
 // same tasks in flight and the same task bodies (bench/tasks.mjs). Every round builds each
 // pool afresh, in a rotated order, so drift on this shared machine hits all peers alike;
 // medians over rounds are reported. `node bench/node.mjs` prints tables; `run()` is what
-// bench/run.mjs calls. SCENARIOS=noop,record,cpu,cpu40,args,results,roundtrip,startup ROUNDS=3 narrow it down.
+// bench/run.mjs calls. SCENARIOS=noop,record,cpu,cpu40,args,argsread,results,roundtrip,startup ROUNDS=3 narrow it down.
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import Piscina from 'piscina';
 import Tinypool from 'tinypool';
 import workerpool from 'workerpool';
-import { noop, cpu, bytes, record, made } from './tasks.mjs';
+import { noop, cpu, bytes, sum, record, made } from './tasks.mjs';
 import { closedLoop, median, pct, warnIfStale } from './harness.mjs';
 
 // PKG=path/to/index.js runs another build (an A/B in one sitting), as bench/admission.mjs.
@@ -18,7 +18,7 @@ const { Pool, diagnostics } = await import(process.env.PKG ?? '../pkg/index.js')
 const CORES = os.availableParallelism();
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const workerFile = new URL('./peers/worker.mjs', import.meta.url);
-const bodies = { noop, cpu, bytes, record, made };
+const bodies = { noop, cpu, bytes, sum, record, made };
 
 // Each peer: `make(workers)` → { run(name, arg), close() }.
 const PEERS = {
@@ -182,18 +182,20 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
   // (0.1–0.3 s at 256 KiB and 1 MiB, a few of the workers' collection cycles) one peer's
   // ratio moved by ±10 % from run to run (docs/notes/2026-12-06-node-arguments-workers-wait.md).
   const payloadTasks = (size) => (size > 1024 * KiB ? 1000 : Math.max(3000, Math.round(4000 * 64 * KiB / size)));
-  if (want('args')) {
-    // A fresh buffer per task for every peer (a transferred one cannot be sent twice); the
-    // peers hand it over with their transfer lists, ringpool both by value and with `transfer`.
+  // A fresh buffer per task for every peer (a transferred one cannot be sent twice); the
+  // peers hand it over with their transfer lists, ringpool both by value and with `transfer`.
+  // `args`: the body reads the length, the first and the last byte; `argsread`: every byte.
+  for (const [scenarioName, task, what] of [['args', 'bytes', 'the body reads 3 bytes'], ['argsread', 'sum', 'the body reads every byte']]) {
+    if (!want(scenarioName)) continue;
     for (const size of sizes) {
       // `bare worker_threads`: the same crossing with no pool at all, the floor any pool that
-      // posts the buffer pays 
+      // posts the buffer pays
       // (docs/notes/2026-12-06-node-arguments-owner-collections.md).
-      const variants = Object.fromEntries(Object.keys(PEERS).map((p) => [p, { peer: p, task: 'bytes', fresh: size, moved: p !== 'ringpool' }]));
-      variants['bare worker_threads'] = { peer: 'bare', task: 'bytes', fresh: size, moved: true };
-      variants['ringpool (transfer)'] = { peer: 'ringpool', task: 'bytes', fresh: size, moved: true };
+      const variants = Object.fromEntries(Object.keys(PEERS).map((p) => [p, { peer: p, task, fresh: size, moved: p !== 'ringpool' }]));
+      variants['bare worker_threads'] = { peer: 'bare', task, fresh: size, moved: true };
+      variants['ringpool (transfer)'] = { peer: 'ringpool', task, fresh: size, moved: true };
       const tasks = payloadTasks(size);
-      add(await scenario(`args-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants }), `${label(size)} Uint8Array argument (a new one per task; peers: transfer list)`);
+      add(await scenario(`${scenarioName}-${size}`, { workers, tasks, inFlight: 64, lat: 0, variants }), `${label(size)} Uint8Array argument, ${what} (a new one per task; peers: transfer list)`);
     }
   }
   if (want('results')) {

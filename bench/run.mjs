@@ -77,13 +77,13 @@ const targets = [
   ['Demo blur: ringpool vs wasm-bindgen-rayon', demo.vsRayon.median, `≥ 1.0× (${demo.vsRayon.n} pairs, 95 % interval ${demo.vsRayon.lo.toFixed(3)}–${demo.vsRayon.hi.toFixed(3)})`, () => demo.vsRayon.lo >= 1, demo.vsRayon.verdict],
   ['Demo blur: ringpool vs plain JS', demo.speedups.js, '≥ 5×', (r) => r >= 5],
   // Issue 25: buffers, CPU tasks, round trips at every worker count, start-up.
-  ...[256 * 1024, 1024 * 1024].map((n) => {
-    const r = sc[`args-${n}`];
+  ...[['args', ''], ['argsread', ', body reads every byte']].flatMap(([scenario, what]) => [256 * 1024, 1024 * 1024].map((n) => {
+    const r = sc[`${scenario}-${n}`];
     const best = Math.max(r.ringpool.tasksPerSec, r['ringpool (transfer)'].tasksPerSec);
     // The bare reference (no pool, one postMessage each way) shows how far any pool can go.
     const floor = r['bare worker_threads'] ? ` (bare worker_threads, no pool: ${(r['bare worker_threads'].tasksPerSec / r.piscina.tasksPerSec).toFixed(2)}×)` : '';
-    return [`Node ${n / 1024} KiB argument vs piscina (best of by value / transfer)`, best / r.piscina.tasksPerSec, `≥ 1.5×${floor}`, (x) => x >= 1.5];
-  }),
+    return [`Node ${n / 1024} KiB argument${what} vs piscina (best of by value / transfer)`, best / r.piscina.tasksPerSec, `≥ 1.5×${floor}`, (x) => x >= 1.5];
+  })),
   ...[256 * 1024, 1024 * 1024].map((n) => {
     const r = browser.payload.arg[n];
     return [`Chromium ${n / 1024} KiB argument vs workerpool (best of by value / transfer)`, Math.max(r.ringpool, r['ringpool (transfer)']) / r.workerpool, '≥ 1.5×', (x) => x >= 1.5];
@@ -145,9 +145,13 @@ ${nodeTable(sc.cpu40)}
 
 ${nodeTable(sc.bytes)}
 
-**Node, buffer arguments** (a new \`Uint8Array\` per task, 64 in flight; the peers pass it in their transfer lists), tasks/s
+**Node, buffer arguments** (a new \`Uint8Array\` per task, 64 in flight; the peers pass it in their transfer lists; the body reads its length, first and last byte), tasks/s
 
 ${table(['size', ...Object.keys(sc['args-65536'])], [65536, 262144, 1048576, 4194304].map((n) => [`${n / 1024} KiB`, ...Object.values(sc[`args-${n}`]).map((v) => `${Math.round(v.tasksPerSec).toLocaleString('en-US')} (${ratio(v.tasksPerSec, sc[`args-${n}`].piscina.tasksPerSec)})`)]))}
+
+**Node, buffer arguments read whole** (the same, but the body sums every byte), tasks/s
+
+${table(['size', ...Object.keys(sc['argsread-65536'])], [65536, 262144, 1048576, 4194304].map((n) => [`${n / 1024} KiB`, ...Object.values(sc[`argsread-${n}`]).map((v) => `${Math.round(v.tasksPerSec).toLocaleString('en-US')} (${ratio(v.tasksPerSec, sc[`argsread-${n}`].piscina.tasksPerSec)})`)]))}
 
 **Node, buffer results** (the task makes and returns a \`Uint8Array\`, 64 in flight), tasks/s
 

@@ -20,6 +20,13 @@ export function bytes(a) {
   return a.length + a[0] + a[a.length - 1];
 }
 
+/** Reads every byte of a typed array argument, as a body that uses its input does. */
+export function sum(a) {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i];
+  return s;
+}
+
 /** A fresh `n`-byte Uint8Array as a result (first byte 1): what a result costs to send back. */
 export function made(n) {
   const a = new Uint8Array(n);

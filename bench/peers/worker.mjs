@@ -1,2 +1,2 @@
 // Worker script for piscina and tinypool: named exports, called with `{ name }`.
-export { noop, cpu, bytes, record, made } from '../tasks.mjs';
+export { noop, cpu, bytes, sum, record, made } from '../tasks.mjs';

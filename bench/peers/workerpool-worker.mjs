@@ -1,5 +1,5 @@
 // Worker script for workerpool: registers the same task bodies.
 import workerpool from 'workerpool';
-import { noop, cpu, bytes, record, made } from '../tasks.mjs';
+import { noop, cpu, bytes, sum, record, made } from '../tasks.mjs';
 
-workerpool.worker({ noop, cpu, bytes, record, made });
+workerpool.worker({ noop, cpu, bytes, sum, record, made });
