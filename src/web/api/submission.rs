@@ -225,10 +225,6 @@ pub(super) struct Prepared {
     pub(super) transfer: Option<Transfer>,
 }
 
-pub(super) fn field(o: &JsValue, k: &str) -> JsValue {
-    Reflect::get(o, &k.into()).unwrap_or(JsValue::UNDEFINED)
-}
-
 /// A `Task` wrapper (looked at, not taken: taking would consume its Rust value): an object with
 /// the prototype of a `Task` made here to compare with, not one whose class is named "Task" (a
 /// minifier renames the class: the package's own build and a user's bundler both minify).
