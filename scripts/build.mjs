@@ -56,6 +56,24 @@ function bundleGlue(dir, { forBundlers }) {
   writeFileSync(pkgJson, JSON.stringify(pkg, null, 2) + '\n');
 }
 
+// The package's README as the registry shows it, where only the package's files exist: a link
+// to a file it does not ship (the guide, the bench, the examples) points into the repository
+// instead (package.json's `repository`, from Cargo.toml; GitHub's layout: `blob/main/` for a
+// link, `raw/main/` for an image). `npm test` (section "package") checks what is left.
+function registryReadme(dir) {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const repo = String(pkg.repository?.url ?? pkg.repository ?? '').replace(/^git\+/, '').replace(/\.git$/, '');
+  if (!/^https:\/\//.test(repo)) throw new BuildMistake(`${dir}/package.json has no https repository URL for the README's links to point at (set repository in Cargo.toml)`);
+  const shipped = new Set(pkg.files);
+  const readme = join(dir, 'README.md');
+  const text = readFileSync(readme, 'utf8').replace(/(!?)\[([^\]]*)\]\(([^)\s]+)\)/g, (link, image, label, target) => {
+    const path = target.replace(/^\.\//, '');
+    if (/^([a-z]+:|#)/i.test(target) || shipped.has(path.split('#')[0])) return link;
+    return `${image}[${label}](${repo}/${image ? 'raw' : 'blob'}/main/${path})`;
+  });
+  writeFileSync(readme, text);
+}
+
 try {
   const npm = join(root, 'crates/ringpool-npm');
   const demo = join(root, 'crates/ringpool-demo');
@@ -70,6 +88,7 @@ try {
   } else {
     build({ crateDir: npm, outDir: join(root, 'pkg'), packageName: 'ringpool', env });
     bundleGlue(join(root, 'pkg'), { forBundlers: true });
+    registryReadme(join(root, 'pkg'));
     // `--demo` also builds the demo's copy (www/wasm/, served at /wasm/): the same package with
     // wasm-bindgen-rayon linked in for the side-by-side comparison.
     if (process.argv.includes('--demo')) {
