@@ -15,7 +15,8 @@ apt_install() {
 
 # 1. The browser engines, all Debian's (the test tools must not download a browser): Chromium
 #    and its driver, Firefox ESR, WebKitGTK's WebDriver (with its MiniBrowser), and a virtual
-#    display for WebKitGTK (scripts/browsers.mjs), and curl (step 3 fetches a crate to patch).
+#    display for WebKitGTK (scripts/browsers.mjs), and curl and patch (step 3 fetches a crate and
+#    patches it).
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
@@ -24,6 +25,7 @@ command -v WebKitWebDriver >/dev/null || missing+=(webkit2gtk-driver)
 command -v xvfb-run >/dev/null || missing+=(xvfb)
 command -v xauth >/dev/null || missing+=(xauth)
 command -v curl >/dev/null || missing+=(curl)
+command -v patch >/dev/null || missing+=(patch)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing ${missing[*]}"
   apt_install "${missing[@]}"
