@@ -358,7 +358,9 @@ impl<B: Backend> WorkerPool<B> {
     /// let pool = WorkerPool::with_options(1, 1, PoolOptions { max_waiting: Some(1) }).unwrap();
     /// let gate = std::sync::Arc::new(std::sync::Barrier::new(2));
     /// let g = gate.clone();
-    /// let running = pool.try_submit(move || { g.wait(); 1 }).unwrap(); // occupies the worker
+    /// let (started_tx, started) = std::sync::mpsc::channel();
+    /// let running = pool.try_submit(move || { started_tx.send(()).unwrap(); g.wait(); 1 }).unwrap();
+    /// started.recv().unwrap(); // the worker holds it, so the queue is empty
     /// while pool.try_submit(|| 2).is_ok() {} // fills the one queue slot
     /// let mut waits = pool.submit(|| 3);
     /// let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
