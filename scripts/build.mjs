@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { build, BuildMistake, wasm32Rustflags } from '../pkg-template/build.mjs';
 import { toolchainEnv } from './toolchain.mjs';
+import { LINK, repositoryOf, isAbsolute, fileOf } from './readme-links.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = toolchainEnv();
@@ -21,7 +22,7 @@ const env = toolchainEnv();
 // into worker.js (bench/README.md, "What a page downloads"). One module is also what a worker's
 // loader pays least for (docs/notes/2026-12-06-start-up-worker-entry-in-one-file.md). A crate
 // built with ringpool-build keeps wasm-bindgen's layout and the two-line `worker.js` entry,
-// which ships here as `worker-entry.js` for it. The file is minified (24.4 -> 16.7 KB gzip);
+// which ships here as `worker-entry.js` for it. The file is minified (24.4 -> 16.8 KB gzip);
 // the minifier keeps the `@vite-ignore` / `webpackIgnore` comments of its dynamic imports, and
 // the error classes' names do not come from the (renamed) classes (src/web/errors.js).
 function bundleGlue(dir, { forBundlers }) {
@@ -56,20 +57,17 @@ function bundleGlue(dir, { forBundlers }) {
   writeFileSync(pkgJson, JSON.stringify(pkg, null, 2) + '\n');
 }
 
-// The package's README as the registry shows it, where only the package's files exist: a link
-// to a file it does not ship (the guide, the bench, the examples) points into the repository
-// instead (package.json's `repository`, from Cargo.toml; GitHub's layout: `blob/main/` for a
-// link, `raw/main/` for an image). `npm test` (section "package") checks what is left.
+// The package's README as the registry shows it (scripts/readme-links.mjs): a link to a file
+// the package does not ship (the guide, the bench, the examples) points into the repository.
 function registryReadme(dir) {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-  const repo = String(pkg.repository?.url ?? pkg.repository ?? '').replace(/^git\+/, '').replace(/\.git$/, '');
-  if (!/^https:\/\//.test(repo)) throw new BuildMistake(`${dir}/package.json has no https repository URL for the README's links to point at (set repository in Cargo.toml)`);
+  const repo = repositoryOf(pkg);
+  if (!repo) throw new BuildMistake(`${dir}/package.json has no https repository URL for the README's links to point at (set repository in Cargo.toml)`);
   const shipped = new Set(pkg.files);
   const readme = join(dir, 'README.md');
-  const text = readFileSync(readme, 'utf8').replace(/(!?)\[([^\]]*)\]\(([^)\s]+)\)/g, (link, image, label, target) => {
-    const path = target.replace(/^\.\//, '');
-    if (/^([a-z]+:|#)/i.test(target) || shipped.has(path.split('#')[0])) return link;
-    return `${image}[${label}](${repo}/${image ? 'raw' : 'blob'}/main/${path})`;
+  const text = readFileSync(readme, 'utf8').replace(LINK, (link, image, label, target) => {
+    if (isAbsolute(target) || shipped.has(fileOf(target))) return link;
+    return `${image}[${label}](${repo}/${image ? 'raw' : 'blob'}/main/${target.replace(/^\.\//, '')})`;
   });
   writeFileSync(readme, text);
 }
