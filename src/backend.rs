@@ -118,10 +118,13 @@ pub(crate) struct Shared<B: Backend> {
 }
 
 impl<B: Backend> Shared<B> {
-    /// Settlement bookkeeping, then hand the task to whoever waits for it. `run_us`: how long
-    /// its body ran, when its worker settles it.
+    /// Settlement bookkeeping, then the result is out (`DONE`) and handed to whoever waits for
+    /// it: counted first, so `stats()` read after a result counts its task. The caller just
+    /// wrote the result (it won the task's CAS to `WRITING`). `run_us`: how long its body ran,
+    /// when its worker settles it.
     pub(crate) fn settled(&self, task: TaskRef<B>, phase: Phase, kind: Settled, run_us: Option<u64>) {
         self.counters.settled(phase == Phase::Queued, kind);
+        task.header().publish();
         B::deliver(self, task, Delivered { fulfilled: kind == Settled::Completed, run_us });
     }
 

@@ -2,10 +2,14 @@
 //! party settle it.
 //!
 //! ```text
-//!   QUEUED ──worker──▶ RUNNING ──worker──▶ WRITING ──▶ DONE ──handle──▶ TAKEN
+//!   QUEUED ──worker──▶ RUNNING ──worker──▶ WRITING ──pool──▶ DONE ──handle──▶ TAKEN
 //!      │                  │                   ▲
 //!      └── cancel/timeout/crash/force ────────┘   (whoever wins the CAS to WRITING settles)
 //! ```
+//!
+//! The settling party writes the result under `WRITING`; the pool counts the task and only then
+//! publishes `DONE` ([`Header::publish`], from `Shared::settled`), so whoever reads a result
+//! and then `stats()` finds it counted.
 //!
 //! A body only runs if the worker wins `QUEUED → RUNNING`, so a task settled while queued never
 //! runs. A task settled while running keeps running (cancellation is cooperative, see
@@ -81,7 +85,14 @@ impl Header {
         }
     }
 
-    /// The result is written and may be taken.
+    /// Makes the written result takeable: the settling party calls it once the pool has
+    /// counted the task (`Shared::settled`), on the thread that wrote it.
+    pub(crate) fn publish(&self) {
+        debug_assert_eq!(self.state.load(Ordering::Relaxed), WRITING);
+        self.state.store(DONE, Ordering::Release);
+    }
+
+    /// The result is written, counted, and may be taken.
     #[allow(dead_code)]
     pub(crate) fn is_done(&self) -> bool {
         self.state.load(Ordering::Acquire) >= DONE
@@ -209,13 +220,14 @@ pub(crate) struct Task<F, T> {
     header: Header,
     /// Taken by the worker that wins `QUEUED → RUNNING`.
     body: UnsafeCell<Option<F>>,
-    /// Written by the settling party while the state is `WRITING`, read after `DONE`.
+    /// Written by the settling party while the state is `WRITING`, read after `DONE`, which
+    /// that same party publishes.
     result: UnsafeCell<Option<Result<T, TaskError>>>,
 }
 
 // SAFETY: `body` is only touched by the worker that won `QUEUED → RUNNING`; `result` only by the
-// party that won the CAS to `WRITING` and, after `DONE` (release/acquire), by the handle that
-// wins `DONE → TAKEN`. So no two threads access either cell at once.
+// party that won the CAS to `WRITING` and, after that party publishes `DONE` (release/acquire),
+// by the handle that wins `DONE → TAKEN`. So no two threads access either cell at once.
 unsafe impl<F: Send, T: Send> Sync for Task<F, T> {}
 unsafe impl<F: Send, T: Send> Send for Task<F, T> {}
 
@@ -257,10 +269,10 @@ where
         }
     }
 
+    /// Writes the result; it is out once the pool publishes it ([`Header::publish`]).
     fn write(&self, result: Result<T, TaskError>) {
         // SAFETY: the caller won the CAS to WRITING, so it is the only one touching `result`.
         self.result.with_mut(|r| unsafe { *r = Some(result) });
-        self.header.state.store(DONE, Ordering::Release);
     }
 }
 
