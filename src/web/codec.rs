@@ -80,8 +80,9 @@ extern "C" {
     fn make_view(kind: &str, buffer: &JsValue, offset: u32, length: u32) -> JsValue;
     #[wasm_bindgen(js_name = errorOf)]
     pub(crate) fn error_of(name: &str, message: &str, stack: &str) -> JsValue;
+    /// `name: message` of an error, else `String(e)`, cut at 300 characters.
     #[wasm_bindgen(js_name = describeThrow)]
-    fn describe_throw(e: &JsValue) -> String;
+    pub(crate) fn describe_throw(e: &JsValue) -> String;
     #[wasm_bindgen(js_name = viewOffset)]
     fn view_offset(v: &JsValue) -> f64;
 }

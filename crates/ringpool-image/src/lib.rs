@@ -77,6 +77,17 @@ impl Filter {
         }
     }
 
+    /// Its name, as `image.*` calls it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Filter::Grayscale => "grayscale",
+            Filter::Blur { .. } => "blur",
+            Filter::Sharpen { .. } => "sharpen",
+            Filter::Sobel => "sobel",
+            Filter::Emboss => "emboss",
+        }
+    }
+
     /// Checks the parameters.
     pub fn validate(self) -> Result<(), ImageError> {
         match self {
@@ -84,11 +95,35 @@ impl Filter {
                 Err(ImageError(format!("radius must be an integer in 1..={MAX_RADIUS}, got {radius}")))
             }
             Filter::Sharpen { amount, .. } if !(0.0..=MAX_AMOUNT).contains(&amount) => {
-                Err(ImageError(format!("amount must be a number in 0..={MAX_AMOUNT}, got {amount}")))
+                Err(ImageError(format!("amount must be a number in 0..={}, got {}", MAX_AMOUNT as u32, number_text(amount))))
             }
             _ => Ok(()),
         }
     }
+}
+
+/// `x` for a message, to three decimals, without Rust's float formatting: in a wasm module
+/// that formats no other float it would weigh ~8 KB gzipped (bench/README.md, "What a page
+/// downloads").
+fn number_text(x: f32) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    if x.is_infinite() {
+        return format!("{sign}Infinity");
+    }
+    let milli = (f64::from(x.abs()) * 1000.0).round();
+    if milli >= 1e18 {
+        return format!("{sign}about 1e{}", x.abs().log10().floor() as i32);
+    }
+    let milli = milli as u64;
+    let (int, frac) = (milli / 1000, milli % 1000);
+    if frac == 0 {
+        return format!("{sign}{int}");
+    }
+    let frac = format!("{frac:03}");
+    format!("{sign}{int}.{}", frac.trim_end_matches('0'))
 }
 
 /// Bad sizes, bands or parameters (a `RangeError` in JS). The message names the argument.
@@ -151,7 +186,7 @@ pub fn apply(filter: Filter, src: &[u8], band: &mut [u8], width: u32, height: u3
 /// Runs a pointwise `filter` over rows `[y0, y1)` of `image` in place.
 pub fn apply_in_place(filter: Filter, image: &mut [u8], width: u32, height: u32, y0: u32, y1: u32) -> Result<(), ImageError> {
     if !filter.is_pointwise() {
-        return Err(ImageError(format!("{filter:?} reads neighbouring rows: give it a separate dst (src and dst must not overlap)")));
+        return Err(ImageError(format!("{} reads neighbouring rows: give it a separate dst (src and dst must not overlap)", filter.name())));
     }
     let stride = check_geometry(width, height, y0, y1, image.len())?;
     grayscale_in_place(&mut image[y0 as usize * stride..y1 as usize * stride]);
@@ -463,6 +498,17 @@ mod simd;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_amount_out_of_range_is_named_with_its_value() {
+        for (amount, got) in [(-1.0, "-1"), (16.5, "16.5"), (20.125, "20.125"), (-0.25, "-0.25"), (1e30, "about 1e30"), (f32::NAN, "NaN"), (f32::INFINITY, "Infinity"), (f32::NEG_INFINITY, "-Infinity")] {
+            let e = Filter::Sharpen { radius: 1, amount }.validate().unwrap_err();
+            assert_eq!(e.0, format!("amount must be a number in 0..=16, got {got}"));
+        }
+        assert!(Filter::Sharpen { radius: 1, amount: 16.0 }.validate().is_ok());
+        let e = apply_in_place(Filter::Sharpen { radius: 1, amount: 1.0 }, &mut [0; 4], 1, 1, 0, 1).unwrap_err();
+        assert!(e.0.starts_with("sharpen reads neighbouring rows"), "{}", e.0);
+    }
 
     fn run(filter: Filter, src: &[u8], w: u32, h: u32, bands: u32) -> Vec<u8> {
         let stride = w as usize * 4;

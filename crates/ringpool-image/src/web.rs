@@ -109,7 +109,8 @@ fn band_task(filter: Filter, src: &JsValue, dst: &JsValue, width: &JsValue, heig
     let overlap = src.addr < dst.addr + dst.len && dst.addr < src.addr + src.len;
     if overlap && !(in_place && filter.is_pointwise()) {
         return Err(range(ImageError(format!(
-            "src and dst must not overlap: {filter:?} reads rows outside each band (only grayscale runs in place)"
+            "src and dst must not overlap: {} reads rows outside each band (only grayscale runs in place)",
+            filter.name()
         ))));
     }
     Ok(Task::new(move || {

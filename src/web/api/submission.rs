@@ -261,15 +261,10 @@ pub(super) fn get_key(obj: &JsValue, key: &JsValue) -> Result<JsValue, JsValue> 
     }
 }
 
-/// `n` as JS prints it in a message (`Infinity`, `-Infinity`, `NaN`, `1.5`).
-pub(super) fn js_number(n: f64) -> String {
-    if n == f64::INFINITY {
-        "Infinity".into()
-    } else if n == f64::NEG_INFINITY {
-        "-Infinity".into()
-    } else {
-        format!("{n}")
-    }
+/// `n` as JS prints it in a message (`Infinity`, `NaN`, `1.5`, `1e+21`): JS's `String(n)`,
+/// which also keeps Rust's float formatting out of the module.
+pub(crate) fn js_number(n: f64) -> String {
+    js_sys::Number::from(n).to_string_with_radix(10).map_or_else(|_| "a number".into(), String::from)
 }
 
 std::thread_local! {

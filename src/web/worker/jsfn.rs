@@ -177,7 +177,7 @@ pub(crate) fn does_not_compile(e: &JsValue) -> JsOutcome {
     };
     let message = match &detail {
         Value::Error { name, message, .. } => format!("{name}: {message}"),
-        other => format!("{other:?}"),
+        _ => crate::web::codec::describe_throw(e),
     };
     let hint = if matches!(&detail, Value::Error { name, .. } if name == "EvalError") {
         "JS-function tasks are compiled from source like eval, which this page's Content-Security-Policy \
