@@ -4,24 +4,12 @@
 // (target/size-names/, RINGPOOL_WASM_NAMES) read with twiggy (cargo install twiggy), summed by
 // crate and module. `node bench/size.mjs [--wasm]`; bench/README.md, "What a page downloads".
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { pageDownload } from './download.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const pkg = join(root, 'pkg');
-const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
-
-// The page: the entry, pool-api.js, the glue and the wasm. The npm package's glue is one file
-// (scripts/build.mjs bundles wasm-bindgen's glue and its snippets) on which the workers start
-// too, fetched once; a build that is not bundled counts its snippets and its worker.js entry.
-const snippets = [];
-const walk = (d) => { for (const e of readdirSync(d)) { const p = join(d, e); if (statSync(p).isDirectory()) walk(p); else if (p.endsWith('.js')) snippets.push(p); } };
-if (existsSync(join(pkg, 'snippets'))) walk(join(pkg, 'snippets'));
-const files = [['ringpool_bg.wasm'], ['ringpool.js'], ['index.js'], ['pool-api.js'], ...(snippets.length ? [['worker.js']] : []),
-  ...snippets.map((p) => [p.slice(pkg.length + 1)])].map(([f]) => ({ file: f, bytes: statSync(join(pkg, f)).size, gzip: gz(join(pkg, f)) }));
-const total = files.reduce((n, f) => n + f.gzip, 0);
+const { files, total } = pageDownload(join(root, 'pkg'));
 console.log(`what a page loads from pkg/ (${files.length} files): ${total} B gzip -9`);
 console.table(Object.fromEntries(files.map((f) => [f.file.replace(/^snippets\/[^/]+\//, 'snippets/…/'), { bytes: f.bytes, gzip: f.gzip }])));
 

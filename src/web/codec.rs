@@ -225,7 +225,8 @@ fn copy_string(s: &JsValue, n: usize, memory: &JsValue, path: &dyn Fn() -> Strin
     let mut bytes = bytes_for(n, path)?;
     if n > 0 {
         let written = write_utf8(s, memory, bytes.as_mut_ptr() as u32, n as u32).unwrap_or(-1.0);
-        assert_eq!(written, n as f64, "writeUtf8 wrote the bytes utf8Bytes measured");
+        // (`assert!`, not `assert_eq!`: printing the two f64s would link in float formatting.)
+        assert!(written == n as f64, "writeUtf8 wrote other than the {n} bytes utf8Bytes measured");
         // SAFETY: `writeUtf8` initialised exactly the first `n` bytes (checked just above).
         unsafe { bytes.set_len(n) };
     }

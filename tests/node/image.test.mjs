@@ -79,7 +79,8 @@ test('bad image arguments are refused, naming the argument, and the pool keeps w
   const cases = [
     [() => image.blur(src, out, W, H, 0, 0, H), RangeError, /radius/],
     [() => image.blur(src, out, W, H, 65, 0, H), RangeError, /radius/],
-    [() => image.blur(src, out, W, H, 2.5, 0, H), RangeError, /radius/],
+    [() => image.blur(src, out, W, H, 2.5, 0, H), RangeError, /^radius must be a non-negative integer, got 2\.5$/],
+    [() => image.blur(src, out, 1e21, H, 2, 0, H), RangeError, /^width must be a non-negative integer, got 1e\+21$/],
     [() => image.sharpen(src, out, W, H, 2, -1, 0, H), RangeError, /amount must be a number in 0\.\.=16, got -1$/],
     [() => image.sharpen(src, out, W, H, 2, NaN, 0, H), RangeError, /amount must be a number in 0\.\.=16, got NaN$/],
     [() => image.sharpen(src, out, W, H, 2, 16.5, 0, H), RangeError, /amount must be a number in 0\.\.=16, got 16\.5$/],

@@ -51,7 +51,10 @@ pub fn int(v: &JsValue, name: &str) -> Result<u32, JsValue> {
         return Err(type_error(&format!("{name} must be a number")));
     };
     if n.fract() != 0.0 || !(0.0..=u32::MAX as f64).contains(&n) {
-        return Err(range_error(&format!("{name} must be a non-negative integer, got {n}")));
+        // The number as JS writes it (`String(n)`), not with Rust's float formatting, which
+        // would weigh ~6 KB gzipped in the module (bench/README.md, "What a page downloads").
+        let got = js_sys::Number::from(n).to_string_with_radix(10).map_or_else(|_| String::from("a number"), String::from);
+        return Err(range_error(&format!("{name} must be a non-negative integer, got {got}")));
     }
     Ok(n as u32)
 }

@@ -615,11 +615,13 @@ impl JsPool {
             Some(n) => return Err(js_error(ErrorKind::Range, &format!("length must be an integer >= 0, got {}", js_number(n)))),
             None => return Err(js_error(ErrorKind::Type, &format!("length must be a number, got {}", type_name(&length)))),
         };
-        const LIMIT: f64 = (512u64 << 20) as f64;
+        const LIMIT: u64 = 512 << 20;
         let bytes = n * kind.size() as f64;
-        if bytes > LIMIT {
-            return Err(js_error(ErrorKind::Range, &format!("alloc of {bytes} bytes exceeds the {LIMIT} byte limit")));
+        if bytes > LIMIT as f64 {
+            return Err(js_error(ErrorKind::Range, &format!("alloc of {} bytes exceeds the {LIMIT} byte limit", js_number(bytes))));
         }
+        // Within the limit, so a whole number that fits.
+        let bytes = bytes as u64;
         let layout = std::alloc::Layout::from_size_align((bytes as usize).max(8), 8)
             .map_err(|e| js_error(ErrorKind::Range, &e.to_string()))?;
         // SAFETY: the layout has a non-zero size.
