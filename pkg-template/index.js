@@ -18,7 +18,10 @@ if (isNode) {
   // into wasm costs a few ns more; no benchmark here saw it. See README "Where it runs".
   (await builtin('v8')).setFlagsFromString('--no-turbo-inline-js-wasm-calls');
   const { readFile } = await builtin('fs/promises');
-  await glue.default({ module_or_path: await readFile(wasmUrl) });
+  // Compiled here and instantiated by `initSync`: the glue's async init looks at the globals
+  // `Response` and `Request`, and the first look makes Node load its fetch (undici), ~20 ms
+  // of every import (tests/node/import-cost.test.mjs).
+  glue.initSync({ module: await WebAssembly.compile(await readFile(wasmUrl)) });
 } else {
   await glue.default({ module_or_path: wasmUrl });
 }
