@@ -2,80 +2,20 @@
 // same tasks in flight and the same task bodies (bench/tasks.mjs). Every round builds each
 // pool afresh, in a rotated order, so drift on this shared machine hits all peers alike;
 // medians over rounds are reported. `node bench/node.mjs` prints tables; `run()` is what
-// bench/run.mjs calls. SCENARIOS=noop,record,cpu,cpu40,args,argsread,results,roundtrip,startup ROUNDS=3 narrow it down.
+// bench/run.mjs calls. SCENARIOS=noop,record,cpu,cpu40,args,argsread,results,roundtrip,startup,fresh ROUNDS=3 narrow it down.
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
-import Piscina from 'piscina';
-import Tinypool from 'tinypool';
-import workerpool from 'workerpool';
-import { noop, cpu, bytes, sum, record, made } from './tasks.mjs';
+import { execFileSync } from 'node:child_process';
+import { cpu } from './tasks.mjs';
 import { closedLoop, median, pct, warnIfStale } from './harness.mjs';
+import { PEERS, BARE } from './peers/pools.mjs';
 
 // PKG=path/to/index.js runs another build (an A/B in one sitting), as bench/admission.mjs.
 if (!process.env.PKG) await warnIfStale(['pkg']);
-const { Pool, diagnostics } = await import(process.env.PKG ?? '../pkg/index.js');
+await Promise.all(Object.values(PEERS).map((p) => p.load()));
+const { diagnostics } = PEERS.ringpool.lib;
 
 const CORES = os.availableParallelism();
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
-const workerFile = new URL('./peers/worker.mjs', import.meta.url);
-const bodies = { noop, cpu, bytes, sum, record, made };
-
-// Each peer: `make(workers)` → { run(name, arg), close() }.
-const PEERS = {
-  ringpool: {
-    async make(workers) {
-      const pool = await Pool.create({ workers, queueCapacity: 1024 });
-      return {
-        run: (name, arg) => pool.trySubmit(bodies[name], [arg]),
-        moved: (name, a) => pool.trySubmit(bodies[name], [a], { transfer: [a.buffer] }),
-        close: () => pool.shutdown(), pool,
-      };
-    },
-  },
-  piscina: {
-    async make(workers) {
-      // piscina's worker first `require`s the task file; Node 20's require(esm) then aborted
-      // the whole process now and then (FATAL ERROR: v8::Module::IsGraphAsync, see
-      // docs/notes/2026-12-06-start-up-worker-entry-in-one-file.md).
-      // Without it, that `require` fails at once and piscina imports the file, as before.
-      const pool = new Piscina({ filename: workerFile.href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000,
-        execArgv: [...process.execArgv, '--no-experimental-require-module'] });
-      return { run: (name, arg) => pool.run(arg, { name }), moved: (name, a) => pool.run(Piscina.move(a), { name }), close: () => pool.destroy() };
-    },
-  },
-  tinypool: {
-    async make(workers) {
-      const pool = new Tinypool({ filename: workerFile.href, minThreads: workers, maxThreads: workers, idleTimeout: 60_000 });
-      return { run: (name, arg) => pool.run(arg, { name }), moved: (name, a) => pool.run(a, { name, transferList: [a.buffer] }), close: () => pool.destroy() };
-    },
-  },
-  workerpool: {
-    async make(workers) {
-      const pool = workerpool.pool(new URL('./peers/workerpool-worker.mjs', import.meta.url).pathname,
-        { minWorkers: workers, maxWorkers: workers, workerType: 'thread' });
-      return { run: (name, arg) => pool.exec(name, [arg]), moved: (name, a) => pool.exec(name, [a], { transfer: [a.buffer] }), close: () => pool.terminate() };
-    },
-  },
-};
-
-// The floor of a message crossing, not a peer (only the argument rows run it): bare
-// `worker_threads` Workers, tasks dealt out round-robin with one postMessage each way (the
-// transfer list when moved), no queue, no errors.
-const BARE = {
-  async make(workers) {
-    const ws = Array.from({ length: workers }, () => new Worker(new URL('./peers/bare-worker.mjs', import.meta.url)));
-    const waiting = new Map();
-    let next = 0, ids = 0;
-    for (const w of ws) w.on('message', ({ id, result }) => { waiting.get(id)(result); waiting.delete(id); });
-    await Promise.all(ws.map((w) => new Promise((ok) => w.once('online', ok))));
-    const post = (name, arg, transfer) => new Promise((ok) => {
-      const id = ++ids;
-      waiting.set(id, ok);
-      ws[next++ % workers].postMessage({ id, name, arg }, transfer);
-    });
-    return { run: (name, arg) => post(name, arg), moved: (name, a) => post(name, a, [a.buffer]), close: () => Promise.all(ws.map((w) => w.terminate())) };
-  },
-};
 
 async function latencies(submit, n) {
   const xs = [];
@@ -235,6 +175,29 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
     out.startup = Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, median(xs.slice(1))]));
     console.log(`\nstart-up: Pool.create → first no-op result → shutdown, ${workers} workers, median ms (first round left out)`);
     console.table(Object.fromEntries(Object.entries(out.startup).map(([k, ms]) => [k, { ms: ms.toFixed(1), 'vs piscina': `${(ms / out.startup.piscina).toFixed(2)}×` }])));
+  }
+  if (want('fresh')) {
+    // The same in a fresh process each time, including the import of the package
+    // (bench/peers/fresh.mjs), rotated order; `wall` also counts Node's boot and exit.
+    const times = {};
+    for (let r = 0; r < Math.max(ROUNDS, 5) * 2; r++) {
+      const order = Object.keys(PEERS);
+      for (let i = 0; i < r % order.length; i++) order.push(order.shift());
+      for (const peer of order) {
+        const t = performance.now();
+        const printed = execFileSync(process.execPath, [new URL('./peers/fresh.mjs', import.meta.url).pathname, peer, String(workers)], { encoding: 'utf8', env: process.env });
+        const wall = performance.now() - t;
+        const m = JSON.parse(printed.trim().split('\n').pop());
+        (times[peer] ??= []).push({ ...m, wall });
+      }
+    }
+    out.fresh = Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, {
+      import: median(xs.map((x) => x.import)), total: median(xs.map((x) => x.total)), wall: median(xs.map((x) => x.wall)),
+    }]));
+    console.log(`\nstart-up in a fresh process: import → Pool.create → first no-op result → shutdown, ${workers} workers, median ms`);
+    console.table(Object.fromEntries(Object.entries(out.fresh).map(([k, v]) => [k, {
+      import: v.import.toFixed(1), 'import + run': v.total.toFixed(1), 'vs piscina': `${(v.total / out.fresh.piscina.total).toFixed(2)}×`, 'process wall': v.wall.toFixed(1),
+    }])));
   }
   if (want('scaling')) {
     out.scaling = { cpuIterations: n, workers: [], results: {} };

@@ -94,6 +94,7 @@ const targets = [
   ...node.roundtrip.workers.map((w, i) => [`Node round trip p50 vs piscina, ${w} worker${w > 1 ? 's' : ''}`,
     node.roundtrip.results.ringpool[i].p50 / node.roundtrip.results.piscina[i].p50, '≤ 0.5×', (r) => r <= 0.5]),
   ['Node start-up (create → first result → shutdown) vs piscina', node.startup.ringpool / node.startup.piscina, '≤ 1.0×', (r) => r <= 1],
+  ['Node start-up in a fresh process, with the import, vs piscina', node.fresh.ringpool.total / node.fresh.piscina.total, '≤ 1.0×', (r) => r <= 1],
 ].map(([name, value, target, ok, verdict]) => ({ name, value, target, met: ok(value), verdict: ok(value) ? 'met' : verdict ?? 'not met' }));
 console.log('\n== targets ==');
 for (const t of targets) console.log(`${t.met ? 'met    ' : 'NOT MET'}  ${t.name}: ${t.value.toFixed(2)}× (target ${t.target})${t.met ? '' : `: ${t.verdict}`}`);
@@ -164,6 +165,10 @@ ${table(['peer', ...node.roundtrip.workers.flatMap((w) => [`${w}w p50`, `${w}w p
 **Node, start-up** (\`Pool.create\` → first no-op result → shutdown, ${node.cores} workers), median ms
 
 ${table(['peer', 'ms', 'vs piscina'], Object.entries(node.startup).map(([k, ms]) => [k, ms.toFixed(1), ratio(ms, node.startup.piscina)]))}
+
+**Node, start-up in a fresh process** (a new \`node\` each time: import the package → create → first no-op result → shutdown, ${node.cores} workers; process wall also counts Node's boot and exit), median ms
+
+${table(['peer', 'import', 'import + run', 'vs piscina', 'process wall'], Object.entries(node.fresh).map(([k, v]) => [k, v.import.toFixed(1), v.total.toFixed(1), ratio(v.total, node.fresh.piscina.total), v.wall.toFixed(1)]))}
 
 **Node, scaling** (~100 µs CPU task, tasks/s)
 
