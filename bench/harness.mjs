@@ -1,6 +1,8 @@
 // Helpers every benchmark shares (Node scripts and bench/browser/index.html alike): medians,
 // percentiles, the closed-loop driver, and (Node only) a served headless-Chromium page.
 export const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+/** `keys` rotated by `round`: each round starts with the next one, so drift hits all alike. */
+export const rotated = (keys, round) => keys.map((_, i) => keys[(i + round) % keys.length]);
 export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 /**

@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { cpu } from './tasks.mjs';
-import { closedLoop, median, pct, warnIfStale } from './harness.mjs';
+import { closedLoop, median, pct, rotated, warnIfStale } from './harness.mjs';
 import { PEERS, BARE } from './peers/pools.mjs';
 
 // PKG=path/to/index.js runs another build (an A/B in one sitting), as bench/admission.mjs.
@@ -38,9 +38,7 @@ function calibrate(us) {
 async function scenario(name, { workers, tasks, inFlight, lat, variants }) {
   const acc = {};
   for (let r = 0; r < ROUNDS; r++) {
-    const order = Object.keys(variants);
-    for (let i = 0; i < r % order.length; i++) order.push(order.shift());
-    for (const v of order) {
+    for (const v of rotated(Object.keys(variants), r)) {
       const { peer, task, arg, rust, fresh, moved } = variants[v];
       const p = await (peer === 'bare' ? BARE : PEERS[peer]).make(workers);
       const a = typeof arg === 'function' ? arg(p) : arg;
@@ -162,9 +160,7 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
     // Pool.create → first no-op result → shutdown, a fresh pool each time, rotated order.
     const times = {};
     for (let r = 0; r < Math.max(ROUNDS, 5) * 3; r++) {
-      const order = Object.keys(PEERS);
-      for (let i = 0; i < r % order.length; i++) order.push(order.shift());
-      for (const peer of order) {
+      for (const peer of rotated(Object.keys(PEERS), r)) {
         const t = performance.now();
         const p = await PEERS[peer].make(workers);
         await p.run('noop', undefined);
@@ -181,9 +177,7 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
     // (bench/peers/fresh.mjs), rotated order; `wall` also counts Node's boot and exit.
     const times = {};
     for (let r = 0; r < Math.max(ROUNDS, 5) * 2; r++) {
-      const order = Object.keys(PEERS);
-      for (let i = 0; i < r % order.length; i++) order.push(order.shift());
-      for (const peer of order) {
+      for (const peer of rotated(Object.keys(PEERS), r)) {
         const t = performance.now();
         const printed = execFileSync(process.execPath, [new URL('./peers/fresh.mjs', import.meta.url).pathname, peer, String(workers)], { encoding: 'utf8', env: process.env });
         const wall = performance.now() - t;

@@ -5,10 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, QueueFullError } from 'ringpool';
-import { SharedBuffer, assertInvariant, gate, gated, occupy, rejection } from './helpers.mjs';
+import { SharedBuffer, assertInvariant, detached, gate, gated, hash, occupy, rejection } from './helpers.mjs';
 
-const detached = (b) => b.byteLength === 0 && (typeof b.detached === 'boolean' ? b.detached : (() => { try { new Uint8Array(b); return false; } catch { return true; } })());
-const hash = (u) => { let s = 0; for (let i = 0; i < u.length; i++) s = (s * 31 + u[i]) >>> 0; return s; };
 /** On the worker: what arrived, and a hash of all its bytes. */
 const look = function (x) {
   const b = x instanceof ArrayBuffer ? x : x.buffer;

@@ -8,6 +8,20 @@ export function assertInvariant(pool) {
   return s;
 }
 
+/** Whether ArrayBuffer `b` is detached (transferred away). */
+export function detached(b) {
+  if (b.byteLength !== 0) return false;
+  if (typeof b.detached === 'boolean') return b.detached;
+  try { new Uint8Array(b); return false; } catch { return true; }
+}
+
+/** A 32-bit hash of bytes `u`, to compare what a task saw with what was sent. */
+export function hash(u) {
+  let s = 0;
+  for (let i = 0; i < u.length; i++) s = (s * 31 + u[i]) >>> 0;
+  return s;
+}
+
 /** The rejection reason of `promise` (fails if it fulfils). */
 export async function rejection(promise) {
   try {

@@ -4,9 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Pool, QueueFullError } from 'ringpool';
-import { SharedBuffer, assertInvariant, gate, gated, occupy, rejection, sharedMemory } from './helpers.mjs';
+import { SharedBuffer, assertInvariant, detached, gate, gated, hash, occupy, rejection, sharedMemory } from './helpers.mjs';
 
-const detached = (b) => b.byteLength === 0 && (typeof b.detached === 'boolean' ? b.detached : (() => { try { new Uint8Array(b); return false; } catch { return true; } })());
 const sum = (a) => { let s = 0; for (let i = 0; i < a.length; i++) s += a[i]; return s; };
 
 function filled(n) {
@@ -161,8 +160,7 @@ test('handed-over buffers: every view kind around the threshold, at any depth, s
     for (let i = 0; i < u.length; i++) s = (s * 31 + u[i]) >>> 0;
     return [x.constructor.name, x.byteOffset ?? 0, x.byteLength, b.byteLength, b instanceof ArrayBuffer, s];
   };
-  const hash = (u) => { let s = 0; for (let i = 0; i < u.length; i++) s = (s * 31 + u[i]) >>> 0; return s; };
-  const around = (t) => [t - 8, t - 1, t, t + 1, t + 8].map((n) => n + 32); // the views below start at 24 and end 8 short
+    const around = (t) => [t - 8, t - 1, t, t + 1, t + 8].map((n) => n + 32); // the views below start at 24 and end 8 short
   for (const total of [...around(128 << 10), ...around(512 << 10), 1 << 20]) {
     for (const K of kinds) {
       const buf = new ArrayBuffer(total);
