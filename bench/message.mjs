@@ -5,11 +5,13 @@
 // task. Same workers and tasks in flight, interleaved rounds, medians. Also what message mode
 // costs in download: the files a page fetches for a pool in each mode.
 // `node bench/message.mjs` prints the table; `run()` is what bench/run.mjs calls.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { transformSync } from 'esbuild';
 import { withChromium } from './harness.mjs';
+import { pageDownload } from './download.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 
@@ -35,19 +37,18 @@ export async function run() {
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
 
-/** The built package's files that only message mode runs (the worker's half of it), and the
- *  whole package, in bytes and gzip bytes. */
+/** What only message mode runs, in the download: the worker's half of it (`worker/posted.js`,
+ *  bundled into `ringpool.js`; measured here minified on its own, as the bundle minifies it),
+ *  and the whole package's JS and wasm a page loads, in bytes and gzip bytes. Its Rust half
+ *  (`owner/message.rs`) is part of the one wasm both modes load. */
 function messageModeBytes() {
-  const pkg = fileURLToPath(new URL('../pkg/', import.meta.url));
-  const all = [];
-  const walk = (d) => { for (const e of readdirSync(d)) { const p = join(d, e); if (statSync(p).isDirectory()) walk(p); else all.push(p); } };
-  walk(pkg);
-  const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
-  const only = all.filter((p) => /\/worker\/posted\.js$/.test(p));
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const source = readFileSync(join(root, 'src/web/worker/posted.js'), 'utf8');
+  const min = Buffer.from(transformSync(source, { minify: true, format: 'esm' }).code);
   return {
-    files: only.map((p) => p.slice(pkg.length)),
-    bytes: only.reduce((n, p) => n + statSync(p).size, 0),
-    gzip: only.reduce((n, p) => n + gz(p), 0),
-    packageGzip: all.filter((p) => /\.(js|wasm)$/.test(p)).reduce((n, p) => n + gz(p), 0),
+    files: ['worker/posted.js (minified, inside ringpool.js)'],
+    bytes: min.length,
+    gzip: gzipSync(min, { level: 9 }).length,
+    packageGzip: pageDownload(join(root, 'pkg')).total,
   };
 }
