@@ -11,7 +11,8 @@
 //    rustflags come from the crate's `.cargo/config.toml`, which includes the package's
 //    `cargo-config.toml` (the one list of them).
 // 3. `wasm-bindgen --target web`, then `wasm-opt -O3` from the npm `binaryen` package (Debian's
-//    wasm-opt 108 breaks unwinding; wasm-pack would download another).
+//    wasm-opt 108 breaks unwinding; wasm-pack would download another); the glue's imports get
+//    short names (import-names.mjs).
 // 4. The entry: `index.js`, `index.d.ts`, `worker.js` and `pool-api.js` from this folder, pointed at the
 //    crate's glue. A crate other than ringpool gets `Pool`, `Task`, the error classes,
 //    `diagnostics`, `memoryBytes`, `wasmMemory` and its own `#[wasm_bindgen]` exports, and none
@@ -22,6 +23,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { shortenImportNames } from './import-names.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -140,7 +142,7 @@ function writePackageJson(out, pkg, name, isRingpool, licenses) {
   if (!isRingpool) {
     // A crate's package is not a build tool: no bin, no cargo-config.toml.
     delete merged.bin;
-    files = files.filter((f) => !['build.mjs', 'cargo-config.toml'].includes(f));
+    files = files.filter((f) => !['build.mjs', 'import-names.mjs', 'cargo-config.toml'].includes(f));
   }
   merged.files = [`${name}_bg.wasm`, `${name}.js`, `${name}.d.ts`, 'snippets/', ...files, ...licenses];
   writeFileSync(join(out, 'package.json'), JSON.stringify(merged, null, 2) + '\n');
@@ -183,7 +185,9 @@ export function build({ crateDir = process.cwd(), outDir = 'pkg', features = '',
     console.log(`wasm-opt: ${before} -> ${statSync(glueWasm).size} bytes`);
   }
   const gluePath = join(out, `${name}.js`);
-  writeFileSync(gluePath, inlineImportWrappers(readFileSync(gluePath, 'utf8')));
+  const short = shortenImportNames(readFileSync(glueWasm), inlineImportWrappers(readFileSync(gluePath, 'utf8')), `./${name}_bg.js`);
+  writeFileSync(glueWasm, short.wasm);
+  writeFileSync(gluePath, short.glue);
   const pkg = packageName ? { ...crate.pkg, name: packageName } : crate.pkg;
   const isRingpool = pkg.name === 'ringpool';
   const own = writeEntry(out, name, isRingpool);
@@ -192,7 +196,7 @@ export function build({ crateDir = process.cwd(), outDir = 'pkg', features = '',
   // The crate's `readme` (a path from its manifest's folder), else its README.md.
   const readme = resolve(dirname(manifest), crate.pkg.readme ?? 'README.md');
   if (existsSync(readme)) copyFileSync(readme, join(out, 'README.md'));
-  if (isRingpool) for (const tool of ['build.mjs', 'cargo-config.toml']) copyFileSync(join(here, tool), join(out, tool));
+  if (isRingpool) for (const tool of ['build.mjs', 'import-names.mjs', 'cargo-config.toml']) copyFileSync(join(here, tool), join(out, tool));
   const bytes = readFileSync(glueWasm);
   console.log(`built ${pkg.name}@${pkg.version}${features ? ` (features: ${features})` : ''} in ${out}: ` +
     `${bytes.length} bytes of wasm, ${gzipSync(bytes).length} gzipped${isRingpool ? '' : `; own exports: ${own.join(', ') || 'none'}`}`);

@@ -49,10 +49,11 @@ RUSTDOCFLAGS=-Dwarnings cargo doc --quiet --no-deps -p ringpool -p ringpool-imag
 fi
 
 if want package; then
-section "package: ready to publish (publint, the README's links, the download budget and arethetypeswrong on the npm package, cargo publish --dry-run of the crate)"
+section "package: ready to publish (publint, the README's links, the download budget, the short import names and arethetypeswrong on the npm package, cargo publish --dry-run of the crate)"
 node_modules/.bin/publint pkg
 node tests/package/readme-links.mjs pkg
 node tests/package/download-budget.mjs pkg
+node tests/package/import-names.mjs pkg
 # ESM only (a require() of it fails in Node 20, as it says); cargo-config.toml is a file export
 # for build tools, not a module.
 node_modules/.bin/attw --pack pkg --profile esm-only --exclude-entrypoints cargo-config.toml --format table-flipped
