@@ -5,11 +5,8 @@
 // task. Same workers and tasks in flight, interleaved rounds, medians. Also what message mode
 // costs in download: the files a page fetches for a pool in each mode.
 // `node bench/message.mjs` prints the table; `run()` is what bench/run.mjs calls.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
-import { transformSync } from 'esbuild';
 import { withChromium } from './harness.mjs';
 import { pageDownload } from './download.mjs';
 
@@ -30,25 +27,17 @@ export async function run() {
       ringpool: Math.round(v.ringpool), workerpool: Math.round(v.workerpool), 'ringpool / workerpool': `${(v.ringpool / v.workerpool).toFixed(2)}×`,
     }])));
     const download = messageModeBytes();
-    console.log(`message mode's own code: ${download.files.join(', ')}: ${download.bytes} B (${download.gzip} B gzip), of the package's ${download.packageGzip} B gzip; one build serves both modes (the engines create the module's shared memory on a page without isolation too)`);
+    console.log(`message mode adds no file to the download (the package's ${download.packageGzip} B gzip): one build serves both modes (the engines create the module's shared memory on a page without isolation too)`);
     return { chromium: browser.version(), ...opts, ...out, download };
   });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
 
-/** What only message mode runs, in the download: the worker's half of it (`worker/posted.js`,
- *  bundled into `ringpool.js`; measured here minified on its own, as the bundle minifies it),
- *  and the whole package's JS and wasm a page loads, in bytes and gzip bytes. Its Rust half
- *  (`owner/message.rs`) is part of the one wasm both modes load. */
+/** What only message mode adds to the download: no file (its worker half is bundled into
+ *  `ringpool.js`, its owner half is in the one wasm both modes load), and the whole package's
+ *  JS and wasm a page loads, in gzip bytes. */
 function messageModeBytes() {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const source = readFileSync(join(root, 'src/web/worker/posted.js'), 'utf8');
-  const min = Buffer.from(transformSync(source, { minify: true, format: 'esm' }).code);
-  return {
-    files: ['worker/posted.js (minified, inside ringpool.js)'],
-    bytes: min.length,
-    gzip: gzipSync(min, { level: 9 }).length,
-    packageGzip: pageDownload(join(root, 'pkg')).total,
-  };
+  return { files: [], bytes: 0, gzip: 0, packageGzip: pageDownload(join(root, 'pkg')).total };
 }
