@@ -35,12 +35,15 @@ if (process.argv.includes('--wasm')) {
 function group(name) {
   if (/names.*subsection/.test(name)) return null;
   if (name.startsWith('data segment')) return 'data (strings, tables)';
-  const n = name.replace(/\[[0-9a-f]{16}\]/g, '');
-  const m = /^[<&\s]*([a-z_0-9]+)::([a-z_0-9]+)(?:::([a-z_0-9]+))?/.exec(n);
+  const n = name.replace(/\[[0-9a-f]{1,16}\]/g, '');
+  // The `#[wasm_bindgen]` exports by their JS names: with LTO the method behind each is
+  // inlined into it (`pool_broadcast` is `JsPool::broadcast`).
+  if (/^(pool_|image[A-Z]|diagnostics[A-Z]|__ringpool|ringpool_worker_|memoryBytes|wasmMemory|errorClasses)/.test(n)) return 'ringpool::web exports (the JS API\'s entry points, methods inlined)';
+  const m = /^[<&\s]*([a-z_0-9]+)::([A-Za-z_0-9]+)(?:::([a-z_0-9]+))?/.exec(n);
   if (!m) {
     if (/shim|^__wbg|^__wbindgen|closure/i.test(n)) return 'wasm-bindgen shims and closures';
-    if (/fmt::|Debug|Display/.test(n)) return 'std/core: formatting';
-    return 'other (exports, types, imports, tables)';
+    if (/fmt::|escape|Debug|Display/.test(n)) return 'std/core: formatting';
+    return 'other (types, imports, tables, sections)';
   }
   const [, crate, mod, sub] = m;
   if (crate === 'ringpool') return mod === 'web' ? `ringpool::web::${sub ?? ''}` : 'ringpool core (pool, task, dispatch, ring, …)';
