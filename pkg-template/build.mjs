@@ -98,7 +98,10 @@ function writeEntry(out, name, isRingpool) {
     // The npm package's own `worker.js` is bundled with ringpool's glue; the plain entry that
     // a crate's package starts from ships beside it as `worker-entry.js`.
     const source = file === 'worker.js' && existsSync(join(here, 'worker-entry.js')) ? 'worker-entry.js' : file;
-    let text = readFileSync(join(here, source), 'utf8');
+    // The npm package's `index.js` and `pool-api.js` are minified; their sources, with the
+    // markers read below, ship in `template/`.
+    const dir = existsSync(join(here, 'template', source)) ? join(here, 'template') : here;
+    let text = readFileSync(join(dir, source), 'utf8');
     if (!isRingpool) {
       // The image kernels are the npm package's own (crates/ringpool-image); a crate has its own.
       text = text.replace(/\n\/\/ >>> ringpool package only[\s\S]*?\/\/ <<< ringpool package only\n/g, '\n');

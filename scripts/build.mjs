@@ -6,7 +6,7 @@
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { build, BuildMistake, wasm32Rustflags } from '../pkg-template/build.mjs';
 import { toolchainEnv } from './toolchain.mjs';
 import { LINK, repositoryOf, isAbsolute, fileOf } from './readme-links.mjs';
@@ -35,13 +35,8 @@ function bundleGlue(dir, { forBundlers }) {
   }
   const bundled = readFileSync(out, 'utf8');
   if (/(^|[;}])import\s*[{*\w]/m.test(bundled)) throw new BuildMistake(`${out} still imports a module; the glue must bundle into one file`);
-  // A dynamic import of a computed URL (a Node builtin, a task module, the glue) is the
-  // runtime's to load, so in the package each keeps its webpackIgnore (and @vite-ignore)
-  // comment through the minifier: a bundler left to it warns or fails. (The demo's build, which
-  // no bundler sees, holds wasm-bindgen-rayon's `import(data.mainJS)`.)
-  if (forBundlers) for (const m of bundled.matchAll(/import\(((?:\s|\/\*.*?\*\/)*)(?!\s*['"`])/gs)) {
-    if (!m[1].includes('webpackIgnore: true')) throw new BuildMistake(`${out}: a dynamic import lost its webpackIgnore comment: ${bundled.slice(m.index, m.index + 80)}`);
-  }
+  // (The demo's build, which no bundler sees, holds wasm-bindgen-rayon's `import(data.mainJS)`.)
+  if (forBundlers) checkIgnoredImports(out, bundled);
   renameSync(out, join(dir, 'ringpool.js'));
   rmSync(join(dir, 'snippets'), { recursive: true, force: true });
   renameSync(join(dir, 'worker.js'), join(dir, 'worker-entry.js'));
@@ -50,11 +45,41 @@ function bundleGlue(dir, { forBundlers }) {
   const started = text.replaceAll("'./worker.js'", "'./ringpool.js'");
   if (text.split("'./worker.js'").length !== 3) throw new BuildMistake(`${index}: expected its two './worker.js' (Node's and the web's) to point at the glue`);
   writeFileSync(index, started);
+  for (const entry of ['index.js', 'pool-api.js']) {
+    // ringpool-build makes a crate's entry from these, unminified, markers and all.
+    if (forBundlers) {
+      mkdirSync(join(dir, 'template'), { recursive: true });
+      copyFileSync(join(dir, entry), join(dir, 'template', entry));
+    }
+    minifyEntry(join(dir, entry), { forBundlers });
+  }
   const pkgJson = join(dir, 'package.json');
   const pkg = JSON.parse(readFileSync(pkgJson, 'utf8'));
   pkg.files = pkg.files.filter((f) => f !== 'snippets/').map((f) => (f === 'worker.js' ? 'worker-entry.js' : f));
+  if (forBundlers) pkg.files.push('template/');
   pkg.sideEffects = pkg.sideEffects.map((f) => (f === './snippets/*' ? './ringpool.js' : f));
   writeFileSync(pkgJson, JSON.stringify(pkg, null, 2) + '\n');
+}
+
+// A dynamic import of a computed URL (a Node builtin, a task module, the glue) is the runtime's
+// to load, so in the package each keeps its webpackIgnore (and @vite-ignore) comment through
+// the minifier: a bundler left to it warns or fails.
+function checkIgnoredImports(file, text) {
+  for (const m of text.matchAll(/import\(((?:\s|\/\*.*?\*\/)*)(?!\s*['"`])/gs)) {
+    if (!m[1].includes('webpackIgnore: true')) throw new BuildMistake(`${file}: a dynamic import lost its webpackIgnore comment: ${text.slice(m.index, m.index + 80)}`);
+  }
+}
+
+// The package's entry and `pool-api.js`, minified as `ringpool.js` is (4.5 -> 1.9 KB gzip;
+// bench/README.md, "What a page downloads"). terser, not rolldown's minifier, so that
+// `new URL("./ringpool_bg.wasm", import.meta.url)` keeps its quoted string for the bundlers
+// that find the wasm by that pattern, and the bundler comments of its dynamic import stay.
+function minifyEntry(file, { forBundlers }) {
+  execFileSync(join(root, 'node_modules/.bin/terser'), [file, '--module', '--compress', '--mangle', '--keep-fnames', '--keep-classnames',
+    '--comments', '/webpackIgnore|@vite-ignore/', '-o', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const text = readFileSync(file, 'utf8');
+  if (forBundlers) checkIgnoredImports(file, text);
+  if (/new URL\(`/.test(text)) throw new BuildMistake(`${file}: a new URL(...) lost its quoted string to the minifier`);
 }
 
 // The package's README as the registry shows it (scripts/readme-links.mjs): a link to a file
