@@ -3,9 +3,8 @@
 // message mode there) vs workerpool's browser build. Rows: no-op, a new Uint8Array of 64 KiB
 // and of 1 MiB handed over with `transfer` (the body sums every byte), and ~40 µs of CPU per
 // task. Same workers and tasks in flight, interleaved rounds, medians. Also what message mode
-// costs in download: the files a page fetches for a pool in each mode.
+// costs in download: nothing of its own, one build serves both modes.
 // `node bench/message.mjs` prints the table; `run()` is what bench/run.mjs calls.
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withChromium } from './harness.mjs';
 import { pageDownload } from './download.mjs';
@@ -34,10 +33,9 @@ export async function run() {
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();
 
-/** What only message mode adds to the download: no file (its worker half is bundled into
- *  `ringpool.js`, its owner half is in the one wasm both modes load), and the whole package's
- *  JS and wasm a page loads, in gzip bytes. */
+/** The gzip bytes of the JS and wasm a page loads from the package: both modes load the same
+ *  files (message mode's worker half is bundled into `ringpool.js`, its owner half is in the
+ *  wasm), so this is what message mode costs in download too. */
 function messageModeBytes() {
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  return { files: [], bytes: 0, gzip: 0, packageGzip: pageDownload(join(root, 'pkg')).total };
+  return { packageGzip: pageDownload(fileURLToPath(new URL('../pkg/', import.meta.url))).total };
 }

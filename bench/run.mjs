@@ -182,7 +182,7 @@ ${nodeTable(browser.results, 'workerpool')}
 
 ${table(['task', 'ringpool', 'workerpool', 'ringpool / workerpool'], Object.entries(message.rows).map(([row, v]) => [row, Math.round(v.ringpool).toLocaleString('en-US'), Math.round(v.workerpool).toLocaleString('en-US'), ratio(v.ringpool, v.workerpool)]))}
 
-What message mode costs in download: ${message.download.files.length ? `${message.download.files.map((f) => `\`${f}\``).join(', ')}, ${message.download.bytes.toLocaleString('en-US')} B (${message.download.gzip.toLocaleString('en-US')} B gzip)` : 'no file of its own (its worker half is bundled into `ringpool.js`, its owner half is in the wasm)'} of the package's ${message.download.packageGzip.toLocaleString('en-US')} B gzip JS and wasm. One build serves both modes: the engines create the module's shared memory on a page without isolation too, so no second, non-shared build is needed; a message-mode worker fetches nothing more for JS tasks and instantiates the module once, for its first Rust task.
+What message mode costs in download: no file of its own (its worker half is bundled into \`ringpool.js\`, its owner half is in the wasm): all of it is in the package's ${message.download.packageGzip.toLocaleString('en-US')} B gzip JS and wasm. One build serves both modes: the engines create the module's shared memory on a page without isolation too, so no second, non-shared build is needed; a message-mode worker fetches nothing more for JS tasks and instantiates the module once, for its first Rust task.
 
 **Demo** (${demo.size}×${demo.size}, Gaussian blur radius ${demo.radius}, tiles of ${demo.tileRows} rows, ${demo.cores} cores; ${demo.rounds} rounds, js ${demo.jsRounds}; speed-ups are medians of ratios within a round)
 

@@ -45,20 +45,17 @@ function bundleGlue(dir, { forBundlers }) {
   const started = text.replaceAll("'./worker.js'", "'./ringpool.js'");
   if (text.split("'./worker.js'").length !== 3) throw new BuildMistake(`${index}: expected its two './worker.js' (Node's and the web's) to point at the glue`);
   writeFileSync(index, started);
-  for (const entry of ['index.js', 'pool-api.js']) {
-    // ringpool-build makes a crate's entry from these, unminified, markers and all.
-    if (forBundlers) {
-      mkdirSync(join(dir, 'template'), { recursive: true });
-      copyFileSync(join(dir, entry), join(dir, 'template', entry));
-    }
-    minifyEntry(join(dir, entry), { forBundlers });
-  }
-  const pkgJson = join(dir, 'package.json');
-  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8'));
-  pkg.files = pkg.files.filter((f) => f !== 'snippets/').map((f) => (f === 'worker.js' ? 'worker-entry.js' : f));
-  if (forBundlers) pkg.files.push('template/');
-  pkg.sideEffects = pkg.sideEffects.map((f) => (f === './snippets/*' ? './ringpool.js' : f));
-  writeFileSync(pkgJson, JSON.stringify(pkg, null, 2) + '\n');
+  editPackageJson(dir, (pkg) => {
+    pkg.files = pkg.files.filter((f) => f !== 'snippets/').map((f) => (f === 'worker.js' ? 'worker-entry.js' : f));
+    pkg.sideEffects = pkg.sideEffects.map((f) => (f === './snippets/*' ? './ringpool.js' : f));
+  });
+}
+
+function editPackageJson(dir, edit) {
+  const file = join(dir, 'package.json');
+  const pkg = JSON.parse(readFileSync(file, 'utf8'));
+  edit(pkg);
+  writeFileSync(file, JSON.stringify(pkg, null, 2) + '\n');
 }
 
 // A dynamic import of a computed URL (a Node builtin, a task module, the glue) is the runtime's
@@ -74,12 +71,22 @@ function checkIgnoredImports(file, text) {
 // bench/README.md, "What a page downloads"). terser, not rolldown's minifier, so that
 // `new URL("./ringpool_bg.wasm", import.meta.url)` keeps its quoted string for the bundlers
 // that find the wasm by that pattern, and the bundler comments of its dynamic import stay.
-function minifyEntry(file, { forBundlers }) {
-  execFileSync(join(root, 'node_modules/.bin/terser'), [file, '--module', '--compress', '--mangle', '--keep-fnames', '--keep-classnames',
-    '--comments', '/webpackIgnore|@vite-ignore/', '-o', file], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const text = readFileSync(file, 'utf8');
-  if (forBundlers) checkIgnoredImports(file, text);
-  if (/new URL\(`/.test(text)) throw new BuildMistake(`${file}: a new URL(...) lost its quoted string to the minifier`);
+// The package also ships them unminified in `template/`: ringpool-build makes a crate's entry
+// from those, markers and all.
+function minifyEntries(dir, { forBundlers }) {
+  for (const entry of ['index.js', 'pool-api.js']) {
+    const file = join(dir, entry);
+    if (forBundlers) {
+      mkdirSync(join(dir, 'template'), { recursive: true });
+      copyFileSync(file, join(dir, 'template', entry));
+    }
+    execFileSync(join(root, 'node_modules/.bin/terser'), [file, '--module', '--compress', '--mangle', '--keep-fnames', '--keep-classnames',
+      '--comments', '/webpackIgnore|@vite-ignore/', '-o', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const text = readFileSync(file, 'utf8');
+    if (forBundlers) checkIgnoredImports(file, text);
+    if (/new URL\(`/.test(text)) throw new BuildMistake(`${file}: a new URL(...) lost its quoted string to the minifier`);
+  }
+  if (forBundlers) editPackageJson(dir, (pkg) => pkg.files.push('template/'));
 }
 
 // The package's README as the registry shows it (scripts/readme-links.mjs): a link to a file
@@ -111,12 +118,14 @@ try {
   } else {
     build({ crateDir: npm, outDir: join(root, 'pkg'), packageName: 'ringpool', env });
     bundleGlue(join(root, 'pkg'), { forBundlers: true });
+    minifyEntries(join(root, 'pkg'), { forBundlers: true });
     registryReadme(join(root, 'pkg'));
     // `--demo` also builds the demo's copy (www/wasm/, served at /wasm/): the same package with
     // wasm-bindgen-rayon linked in for the side-by-side comparison.
     if (process.argv.includes('--demo')) {
       build({ crateDir: demo, outDir: join(root, 'www/wasm'), packageName: 'ringpool', env });
       bundleGlue(join(root, 'www/wasm'), { forBundlers: false });
+      minifyEntries(join(root, 'www/wasm'), { forBundlers: false });
     }
   }
 } catch (e) {
