@@ -6,14 +6,15 @@
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
-import { closedLoop } from './harness.mjs';
+import { calibrate, closedLoop, microsPerCall } from './harness.mjs';
+import { PEERS } from './peers/pools.mjs';
 import { cpu } from './tasks.mjs';
 
 if (!existsSync('/proc/self/task')) {
   console.error('bench/cpu-split.mjs: needs Linux (/proc/self/task) to read each thread\'s CPU time');
   process.exit(2);
 }
-const { Pool } = await import(new URL(process.env.PKG ?? '../pkg/index.js', new URL('./', import.meta.url)).href);
+await PEERS.ringpool.load();
 const WORKERS = Number(process.env.WORKERS ?? os.availableParallelism());
 const N = Number(process.env.N ?? 20_000);
 const US = Number(process.env.US ?? 40);
@@ -32,20 +33,13 @@ function threads() {
   return out;
 }
 
-let n = 20_000;
-for (let k = 0; k < 8; k++) {
-  const t = performance.now();
-  for (let i = 0; i < 50; i++) cpu(n);
-  n = Math.max(1, Math.round(n * US / ((performance.now() - t) * 1000 / 50)));
-}
-const t0 = performance.now();
-for (let i = 0; i < 200; i++) cpu(n);
-const bodyUs = (performance.now() - t0) * 1000 / 200;
+const n = calibrate(cpu, US);
+const bodyUs = microsPerCall(cpu, n, 201);
 
 const before = threads();
-const pool = await Pool.create({ workers: WORKERS, queueCapacity: 1024 });
+const pool = await PEERS.ringpool.make(WORKERS);
 const workerTids = [...threads().keys()].filter((t) => !before.has(t));
-const one = () => pool.trySubmit(cpu, [n]);
+const one = () => pool.run('cpu', n);
 await closedLoop(one, 2_000, 64);
 
 const session = new Session();
@@ -59,7 +53,7 @@ const rate = await closedLoop(one, N, 64);
 const wall = performance.now() - w0;
 const { profile } = await session.post('Profiler.stop');
 const b = threads();
-await pool.shutdown();
+await pool.close();
 session.disconnect();
 
 const perTask = (ms) => (ms * 1000 / N).toFixed(1);

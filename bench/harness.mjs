@@ -5,6 +5,20 @@ export const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 export const rotated = (keys, round) => keys.map((_, i) => keys[(i + round) % keys.length]);
 export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
+/** µs that `fn(n)` takes on this thread: the median of `samples` timed calls. */
+export function microsPerCall(fn, n, samples = 21) {
+  const ts = [];
+  for (let i = 0; i < samples; i++) { const t = performance.now(); fn(n); ts.push((performance.now() - t) * 1000); }
+  return median(ts);
+}
+
+/** `n` so that `fn(n)` takes about `us` µs on this thread (`rounds` refinements from `start`). */
+export function calibrate(fn, us, { start = 10_000, samples = 21, rounds = 6 } = {}) {
+  let n = start;
+  for (let k = 0; k < rounds; k++) n = Math.max(1, Math.round(n * us / Math.max(microsPerCall(fn, n, samples), 0.5)));
+  return n;
+}
+
 /**
  * `pairs` pairs of runs of `a` and `b` (each resolves to a time), after one warm-up pair, in
  * ABBA order: who runs first flips every pair, so neither always runs first or always right

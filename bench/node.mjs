@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { cpu } from './tasks.mjs';
-import { closedLoop, median, pct, rotated, warnIfStale } from './harness.mjs';
+import { calibrate, closedLoop, median, microsPerCall, pct, rotated, warnIfStale } from './harness.mjs';
 import { PEERS, BARE } from './peers/pools.mjs';
 
 // PKG=path/to/index.js runs another build (an A/B in one sitting), as bench/admission.mjs.
@@ -21,17 +21,6 @@ async function latencies(submit, n) {
   const xs = [];
   for (let i = 0; i < n; i++) { const t = performance.now(); await submit(); xs.push((performance.now() - t) * 1000); }
   return { p50: median(xs), p99: pct(xs, 0.99) };
-}
-
-/** `n` so that cpu(n) takes about `us` microseconds on this machine (median of 21 timings). */
-function calibrate(us) {
-  let n = 10_000;
-  for (let k = 0; k < 6; k++) {
-    const ts = [];
-    for (let i = 0; i < 21; i++) { const t = performance.now(); cpu(n); ts.push((performance.now() - t) * 1000); }
-    n = Math.max(1, Math.round(n * us / median(ts)));
-  }
-  return n;
 }
 
 // One scenario: for every peer (and variant), throughput and latency medians over rounds.
@@ -91,7 +80,7 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
   if (want('record')) {
     add(await scenario('record', { workers, tasks: 20_000, inFlight: 64, lat: 1_000, variants: peersFor('record', 7) }), 'object result (six keys and a nested array)');
   }
-  const n = calibrate(100);
+  const n = calibrate(cpu, 100);
   if (want('cpu')) {
     out.cpuIterations = n;
     add(await scenario('cpu', { workers, tasks: 4_000, inFlight: 64, lat: 1_000, variants: peersFor('cpu', n) }), `CPU task (~100 µs: cpu(${n}))`);
@@ -99,10 +88,9 @@ export async function run(only = process.env.SCENARIOS?.split(',')) {
   if (want('cpu40')) {
     // Issue 25's short CPU task, with the no-pool limit beside it: every core running the
     // same body back to back with no pool at all (its time measured on this thread).
-    const n40 = calibrate(40);
-    const ts = [];
-    for (let i = 0; i < 201; i++) { const t = performance.now(); cpu(n40); ts.push((performance.now() - t) * 1000); }
-    out.cpu40 = { iterations: n40, bodyUs: median(ts), limit: (CORES * 1e6) / median(ts) };
+    const n40 = calibrate(cpu, 40);
+    const bodyUs = microsPerCall(cpu, n40, 201);
+    out.cpu40 = { iterations: n40, bodyUs, limit: (CORES * 1e6) / bodyUs };
     add(await scenario('cpu40', { workers, tasks: 10_000, inFlight: 64, lat: 0, variants: peersFor('cpu', n40) }), `CPU task (~40 µs: cpu(${n40}))`);
     const r = out.scenarios.at(-1).results;
     console.log(`no-pool limit: ${CORES} cores × one ${out.cpu40.bodyUs.toFixed(1)} µs body each = ${Math.round(out.cpu40.limit)} tasks/s; ` +

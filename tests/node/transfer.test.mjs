@@ -160,7 +160,7 @@ test('handed-over buffers: every view kind around the threshold, at any depth, s
     for (let i = 0; i < u.length; i++) s = (s * 31 + u[i]) >>> 0;
     return [x.constructor.name, x.byteOffset ?? 0, x.byteLength, b.byteLength, b instanceof ArrayBuffer, s];
   };
-    const around = (t) => [t - 8, t - 1, t, t + 1, t + 8].map((n) => n + 32); // the views below start at 24 and end 8 short
+  const around = (t) => [t - 8, t - 1, t, t + 1, t + 8].map((n) => n + 32); // the views below start at 24 and end 8 short
   for (const total of [...around(128 << 10), ...around(512 << 10), 1 << 20]) {
     for (const K of kinds) {
       const buf = new ArrayBuffer(total);
