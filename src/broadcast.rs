@@ -62,7 +62,7 @@ impl<P: Backend> WorkerPool<P> {
         let mut tasks = Vec::with_capacity(bodies.len());
         let mut bodies = bodies.into_iter();
         for body in bodies.by_ref() {
-            match Task::try_new(body, None, now) {
+            match Task::try_new(body, None, now, false) {
                 Ok(task) => tasks.push(task),
                 Err(body) => {
                     c.rejected.fetch_add(1, Ordering::SeqCst);

@@ -20,6 +20,11 @@
 //! `capacity` with the lanes: a lane push refuses while `pushed - taken + routed` is at
 //! `capacity`, and the owner routes only into an empty queue below it.
 //!
+//! **Ahead** (message mode, `src/README.md`): a busy worker may take its next item before its
+//! turn ([`Dispatch::pop_ahead`]). The item keeps its place — in its mailbox or route, or in
+//! `capacity` through `ahead`, which admission adds to `routed` — until
+//! [`Dispatch::free_place`] gives it back, when the worker starts it.
+//!
 //! **Sleep/wake** (in `dispatch/sleep.rs`, with polling and the hold). Workers sleep on one [`Futex`] (the *bell*) and announce themselves in
 //! `sleepers` first; a submitter only touches the bell when somebody sleeps, so a busy pool
 //! pays no wake-up cost. The protocol is the classic event count (see `src/README.md`):
@@ -160,9 +165,31 @@ impl<T> Mailbox<T> {
         Some(v)
     }
 
+    /// Takes the oldest item and keeps its place reserved until [`release`](Self::release).
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    fn take_keeping_place(&self) -> Option<T> {
+        // Only the one worker of this mailbox pops, so `len` counts its kept places too.
+        if self.len.0.load(Ordering::SeqCst) == 0 {
+            return None;
+        }
+        self.ring.pop()
+    }
+
     fn is_empty(&self) -> bool {
         self.len.0.load(Ordering::SeqCst) == 0
     }
+}
+
+/// Where an item taken ahead ([`Dispatch::pop_ahead`]) keeps its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+pub enum Place {
+    /// In `capacity`, through `ahead`.
+    Lane,
+    /// In worker `i`'s mailbox.
+    Mailbox(usize),
+    /// In worker `i`'s route.
+    Route(usize),
 }
 
 /// The submitters' side of the reservation count.
@@ -202,6 +229,8 @@ pub struct Dispatch<T> {
     /// Places reserved or waiting in all routes: raised before a route push, lowered after a
     /// route pop. Admission into the lanes reads it once.
     routed: AtomicUsize,
+    /// Lane places kept by items taken ahead ([`Dispatch::pop_ahead`]); counted like `routed`.
+    ahead: AtomicUsize,
     workers: usize,
     mailbox_capacity: usize,
     /// Workers sleep on it; bumped by a submitter that saw `sleepers > 0`, and by `close`.
@@ -228,6 +257,7 @@ impl<T> Dispatch<T> {
             mailboxes: Lazy::new(),
             routes: Lazy::new(),
             routed: AtomicUsize::new(0),
+            ahead: AtomicUsize::new(0),
             workers,
             mailbox_capacity,
             bell: Futex::new(0),
@@ -246,15 +276,20 @@ impl<T> Dispatch<T> {
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     pub fn free(&self) -> usize {
         let used = self.submit.0.pushed.load(Ordering::SeqCst).wrapping_sub(self.taken.0.load(Ordering::SeqCst));
-        self.capacity.saturating_sub(self.routed()).saturating_sub(used)
+        self.capacity.saturating_sub(self.kept()).saturating_sub(used)
+    }
+
+    /// Places held outside the lanes: routed items, and lane items taken ahead.
+    fn kept(&self) -> usize {
+        self.routed() + self.ahead.load(Ordering::SeqCst)
     }
 
     /// Admission: lock-free, never waits; wakes one sleeping worker if there is one.
     pub fn try_push(&self, value: T, priority: Priority) -> Result<(), PushError<T>> {
         let Reserved { pushed, taken_seen } = &self.submit.0;
         let mut n = pushed.load(Ordering::SeqCst);
-        // Places the routes hold (0 in a pool that never routes).
-        let limit = self.capacity.saturating_sub(self.routed());
+        // Places the routes and items taken ahead hold (0 in a pool that has neither).
+        let limit = self.capacity.saturating_sub(self.kept());
         loop {
             if n.wrapping_sub(taken_seen.load(Ordering::Relaxed)) >= limit {
                 let taken = self.taken.0.load(Ordering::SeqCst);
@@ -419,6 +454,38 @@ impl<T> Dispatch<T> {
         Some(v)
     }
 
+    /// [`pop`](Self::pop) for worker `index` while it is busy (message mode): the item keeps
+    /// its place until [`free_place`](Self::free_place) is given the returned [`Place`].
+    pub fn pop_ahead(&self, index: usize) -> Option<(T, Place)> {
+        if let Some(v) = self.mailbox(index).and_then(Mailbox::take_keeping_place) {
+            return Some((v, Place::Mailbox(index)));
+        }
+        if let Some(v) = self.route(index).and_then(Mailbox::take_keeping_place) {
+            return Some((v, Place::Route(index)));
+        }
+        // Kept before the pop frees the lane place, so admission never counts it free.
+        self.ahead.fetch_add(1, Ordering::SeqCst);
+        match self.pop(usize::MAX) {
+            Some(v) => Some((v, Place::Lane)),
+            None => {
+                self.ahead.fetch_sub(1, Ordering::SeqCst);
+                None
+            }
+        }
+    }
+
+    /// Gives back the place of an item [`pop_ahead`](Self::pop_ahead) took.
+    pub fn free_place(&self, place: Place) {
+        match place {
+            Place::Lane => drop(self.ahead.fetch_sub(1, Ordering::SeqCst)),
+            Place::Mailbox(i) => self.mailbox(i).into_iter().for_each(Mailbox::release),
+            Place::Route(i) => {
+                self.route(i).into_iter().for_each(Mailbox::release);
+                self.routed.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+    }
+
     fn mailbox(&self, index: usize) -> Option<&Mailbox<T>> {
         self.mailboxes.get().and_then(|b| b.get(index))
     }
@@ -455,5 +522,49 @@ impl<T> Dispatch<T> {
     /// Whether [`close`](Self::close) was called.
     pub fn is_closed(&self) -> bool {
         self.normal.is_closed()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_item_taken_ahead_keeps_its_lane_place_until_freed() {
+        let d = Dispatch::new(2, 2, 2).unwrap();
+        d.try_push(1, Priority::Normal).unwrap();
+        d.try_push(2, Priority::High).unwrap();
+        // The highest level first, as `pop` takes it.
+        let (v, place) = d.pop_ahead(0).unwrap();
+        assert_eq!((v, place), (2, Place::Lane));
+        assert!(matches!(d.try_push(3, Priority::Normal), Err(PushError::Full(3))), "its place is still taken");
+        assert_eq!(d.free(), 0);
+        // Worker 1 may still take what is in the lanes, and has nothing else.
+        assert_eq!(d.pop(1), Some(1));
+        assert!(d.idle(1));
+        d.free_place(place);
+        assert_eq!(d.free(), 2);
+        d.try_push(3, Priority::Normal).unwrap();
+        assert_eq!(d.pop_ahead(1), Some((3, Place::Lane)));
+        assert_eq!(d.pop_ahead(1), None, "an empty queue keeps nothing");
+        d.free_place(Place::Lane);
+        assert_eq!(d.free(), 2);
+    }
+
+    #[test]
+    fn a_broadcast_copy_taken_ahead_keeps_its_mailbox_place() {
+        let d = Dispatch::new(4, 2, 1).unwrap();
+        d.try_push(9, Priority::Normal).unwrap();
+        d.try_broadcast(vec![1, 2]).unwrap();
+        // The mailbox comes before the lanes.
+        let (v, place) = d.pop_ahead(0).unwrap();
+        assert_eq!((v, place), (1, Place::Mailbox(0)));
+        assert_eq!(d.try_broadcast(vec![3, 4]), Err(BroadcastError::Full), "worker 0's one place is kept");
+        assert!(!d.idle(0), "worker 0 still has its place taken");
+        d.free_place(place);
+        assert_eq!(d.pop(1), Some(2));
+        d.try_broadcast(vec![3, 4]).unwrap();
+        assert_eq!(d.pop(0), Some(3));
+        assert_eq!(d.pop(0), Some(9));
     }
 }

@@ -210,7 +210,8 @@ impl<B: Backend> WorkerPool<B> {
             c.rejected.fetch_add(1, Ordering::SeqCst);
             return Err(SubmitError::Cancelled(f));
         }
-        let task = match Task::try_new(f, batch.cloned(), B::now_us()) {
+        let watched = options.cancel.is_some() || options.timeout.is_some();
+        let task = match Task::try_new(f, batch.cloned(), B::now_us(), watched) {
             Ok(task) => task,
             Err(f) => {
                 c.rejected.fetch_add(1, Ordering::SeqCst);
@@ -319,8 +320,11 @@ impl<B: Backend> WorkerPool<B> {
                 shared.settle_err(&task, TaskError::PoolClosed);
             }
         }
-        for slot in shared.slots.iter() {
+        for (i, slot) in shared.slots.iter().enumerate() {
             if let Some(task) = slot.try_take() {
+                shared.settle_err(&task, TaskError::PoolClosed);
+            }
+            if let Some(task) = shared.take_next(i) {
                 shared.settle_err(&task, TaskError::PoolClosed);
             }
         }

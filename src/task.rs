@@ -3,9 +3,14 @@
 //!
 //! ```text
 //!   QUEUED ──worker──▶ RUNNING ──worker──▶ WRITING ──pool──▶ DONE ──handle──▶ TAKEN
-//!      │                  │                   ▲
-//!      └── cancel/timeout/crash/force ────────┘   (whoever wins the CAS to WRITING settles)
+//!      │  ╲               │                   ▲
+//!      │   HANDED ─begin─▶┘                   │
+//!      └───┴── cancel/timeout/crash/force ────┘   (whoever wins the CAS to WRITING settles)
 //! ```
+//!
+//! `HANDED` is message mode's (`src/README.md`, "Message mode"): a busy worker in another
+//! memory was handed the body ahead of its turn ([`Runnable::hand_ahead`]); the task still
+//! counts as queued until the owner hears the worker begin it ([`Runnable::begin`]).
 //!
 //! The settling party writes the result under `WRITING`; the pool counts the task and only then
 //! publishes `DONE` ([`Header::publish`], from `Shared::settled`), so whoever reads a result
@@ -27,6 +32,8 @@ const RUNNING: u32 = 1;
 const WRITING: u32 = 2;
 const DONE: u32 = 3;
 const TAKEN: u32 = 4;
+/// Out of order so that `RUNNING` stays 1, the value JS task contexts watch (`jsfn.js`).
+const HANDED: u32 = 5;
 
 /// Where a task was when it was settled: decides which counters move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +44,7 @@ pub(crate) enum Phase {
 
 /// The type-erased part of every task.
 pub(crate) struct Header {
-    /// One of `QUEUED..=TAKEN`; only moves forward.
+    /// One of `QUEUED..=HANDED`; moves along the diagram above, never back.
     state: AtomicU32,
     /// Waker of the `TaskHandle` poll, woken on delivery.
     waker: Mutex<Option<Waker>>,
@@ -46,6 +53,9 @@ pub(crate) struct Header {
     pub(crate) batch: Option<Arc<Batch>>,
     /// When it was admitted, on the back end's clock (µs): the start of its wait time.
     pub(crate) admitted_us: u64,
+    /// Someone other than its worker may settle it before it runs (a cancel token or a
+    /// timeout watches it): a task a worker may not be handed ahead of its turn.
+    pub(crate) watched: bool,
     /// A callback run on delivery instead of waking the waker, for a back end that delivers
     /// on the thread that owns the pool (the web's promise table). Set and run only there:
     /// see [`Header::set_on_owner`].
@@ -59,27 +69,32 @@ unsafe impl Sync for Header {}
 unsafe impl Send for Header {}
 
 impl Header {
-    fn new(batch: Option<Arc<Batch>>, admitted_us: u64) -> Self {
+    fn new(batch: Option<Arc<Batch>>, admitted_us: u64, watched: bool) -> Self {
         Header {
             state: AtomicU32::new(QUEUED),
             waker: Mutex::new(None),
             batch,
             admitted_us,
+            watched,
             on_owner: std::cell::Cell::new(None),
         }
     }
 
     /// Claims the right to write the result. `None` if someone else already did.
     fn begin_settle(&self) -> Option<Phase> {
+        self.begin_settle_from().map(|from| if from == RUNNING { Phase::Running } else { Phase::Queued })
+    }
+
+    /// [`begin_settle`](Self::begin_settle), telling the state it left (`QUEUED`, `HANDED` or
+    /// `RUNNING`).
+    fn begin_settle_from(&self) -> Option<u32> {
         let mut cur = self.state.load(Ordering::Acquire);
         loop {
-            let phase = match cur {
-                QUEUED => Phase::Queued,
-                RUNNING => Phase::Running,
-                _ => return None,
-            };
+            if !matches!(cur, QUEUED | HANDED | RUNNING) {
+                return None;
+            }
             match self.state.compare_exchange(cur, WRITING, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return Some(phase),
+                Ok(_) => return Some(cur),
                 Err(now) => cur = now,
             }
         }
@@ -95,11 +110,11 @@ impl Header {
     /// The result is written, counted, and may be taken.
     #[allow(dead_code)]
     pub(crate) fn is_done(&self) -> bool {
-        self.state.load(Ordering::Acquire) >= DONE
+        matches!(self.state.load(Ordering::Acquire), DONE | TAKEN)
     }
 
     pub(crate) fn is_settled(&self) -> bool {
-        self.state.load(Ordering::Acquire) >= WRITING
+        matches!(self.state.load(Ordering::Acquire), WRITING | DONE | TAKEN)
     }
 
     /// Wakes whoever watches `state` while a body awaits (a JS task's context), so a running
@@ -144,6 +159,13 @@ pub(crate) trait Runnable<R, P>: Send + Sync {
     /// body is not run here but handed over as its [`Body::remote`] request, and the task
     /// suspends on it (`Outcome::Suspended`) until [`finish_suspended`](Self::finish_suspended).
     fn post(&self, on_start: &mut dyn FnMut()) -> Option<Outcome<P>>;
+    /// Message mode, for a worker busy with another task: hands the body over as its
+    /// [`Body::remote`] request ahead of its turn (`QUEUED → HANDED`). `None` (and nothing
+    /// changes) if the task was settled or its body cannot leave this memory.
+    fn hand_ahead(&self) -> Option<P>;
+    /// The worker began the body it was handed ahead (`HANDED → RUNNING`): runs `on_start`
+    /// and returns true, or false if the task was settled meanwhile (a forced shutdown).
+    fn begin(&self, on_start: &mut dyn FnMut()) -> bool;
     /// Settles the task with `err` unless it is settled already.
     fn settle_err(&self, err: TaskError) -> Option<Phase>;
     /// Finishes a task whose body suspended, with what its promise settled with (`Err`: the
@@ -218,14 +240,15 @@ impl<T, R, P, F: FnOnce() -> T + Send + 'static> Body<T, R, P> for F {
 
 pub(crate) struct Task<F, T> {
     header: Header,
-    /// Taken by the worker that wins `QUEUED → RUNNING`.
+    /// Taken by the worker that wins `QUEUED → RUNNING` or `QUEUED → HANDED`.
     body: UnsafeCell<Option<F>>,
     /// Written by the settling party while the state is `WRITING`, read after `DONE`, which
     /// that same party publishes.
     result: UnsafeCell<Option<Result<T, TaskError>>>,
 }
 
-// SAFETY: `body` is only touched by the worker that won `QUEUED → RUNNING`; `result` only by the
+// SAFETY: `body` is only touched by the worker that won `QUEUED → RUNNING` (or `→ HANDED`), or by
+// a settler that won `QUEUED → WRITING`; `result` only by the
 // party that won the CAS to `WRITING` and, after that party publishes `DONE` (release/acquire),
 // by the handle that wins `DONE → TAKEN`. So no two threads access either cell at once.
 unsafe impl<F: Send, T: Send> Sync for Task<F, T> {}
@@ -236,13 +259,13 @@ where
     F: Send + 'static,
     T: Send + 'static,
 {
-    fn with_body(body: F, batch: Option<Arc<Batch>>, admitted_us: u64) -> Self {
-        Task { header: Header::new(batch, admitted_us), body: UnsafeCell::new(Some(body)), result: UnsafeCell::new(None) }
+    fn with_body(body: F, batch: Option<Arc<Batch>>, admitted_us: u64, watched: bool) -> Self {
+        Task { header: Header::new(batch, admitted_us, watched), body: UnsafeCell::new(Some(body)), result: UnsafeCell::new(None) }
     }
 
     /// The task, or its body handed back if the memory cannot hold it (wasm: a full memory
     /// stays full, so this must not trap; natively allocation failure aborts as usual).
-    pub(crate) fn try_new(body: F, batch: Option<Arc<Batch>>, admitted_us: u64) -> Result<Arc<Self>, F> {
+    pub(crate) fn try_new(body: F, batch: Option<Arc<Batch>>, admitted_us: u64, watched: bool) -> Result<Arc<Self>, F> {
         #[cfg(target_arch = "wasm32")]
         {
             // The memory is claimed before the body moves in, so a refusal can hand it back.
@@ -251,13 +274,13 @@ where
             let Ok(mut slot) = crate::panic::catch_oom(Arc::<Self>::new_uninit) else {
                 return Err(body);
             };
-            Arc::get_mut(&mut slot).expect("a new Arc has one owner").write(Self::with_body(body, batch, admitted_us));
+            Arc::get_mut(&mut slot).expect("a new Arc has one owner").write(Self::with_body(body, batch, admitted_us, watched));
             // SAFETY: the slot was written on the line above.
             Ok(unsafe { slot.assume_init() })
         }
         #[cfg(not(target_arch = "wasm32"))]
         {
-            Ok(Arc::new(Self::with_body(body, batch, admitted_us)))
+            Ok(Arc::new(Self::with_body(body, batch, admitted_us, watched)))
         }
     }
 
@@ -330,12 +353,43 @@ where
         }
     }
 
+    fn hand_ahead(&self) -> Option<P> {
+        if self.header.state.compare_exchange(QUEUED, HANDED, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            return None;
+        }
+        // SAFETY: winning QUEUED → HANDED makes this the only thread touching `body`.
+        let body = self.body.with_mut(|b| unsafe { (*b).take() })?;
+        match body.remote() {
+            Ok(request) => Some(request),
+            Err(body) => {
+                // SAFETY: as above; the state goes back to QUEUED only after the body is back.
+                self.body.with_mut(|b| unsafe { *b = Some(body) });
+                let back = self.header.state.compare_exchange(HANDED, QUEUED, Ordering::AcqRel, Ordering::Acquire);
+                if back.is_err() {
+                    // SAFETY: settled meanwhile; the settler saw HANDED and left the body alone.
+                    drop(self.body.with_mut(|b| unsafe { (*b).take() }));
+                }
+                None
+            }
+        }
+    }
+
+    fn begin(&self, on_start: &mut dyn FnMut()) -> bool {
+        let won = self.header.state.compare_exchange(HANDED, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_ok();
+        if won {
+            on_start();
+        }
+        won
+    }
+
     fn settle_err(&self, err: TaskError) -> Option<Phase> {
-        let phase = self.header.begin_settle()?;
-        if phase == Phase::Queued {
+        let from = self.header.begin_settle_from()?;
+        let phase = if from == RUNNING { Phase::Running } else { Phase::Queued };
+        if from == QUEUED {
             // The body will never run: drop its captures now, not when a worker pops it.
-            // SAFETY: the body is only taken by the worker that wins QUEUED → RUNNING, and we
-            // just moved the state past QUEUED, so no worker can take it any more.
+            // SAFETY: the body is only taken by the worker that wins QUEUED → RUNNING or
+            // → HANDED, and we just moved the state past QUEUED, so no worker can take it any
+            // more (from HANDED the body is already gone, and its taker may still hold the cell).
             drop(self.body.with_mut(|b| unsafe { (*b).take() }));
         }
         self.write(Err(err));
@@ -449,5 +503,54 @@ impl<T> Future for TaskHandle<T> {
 impl<T> std::fmt::Debug for TaskHandle<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskHandle").field("finished", &self.is_finished()).finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// A body that can leave this memory as its request (a JS task's, in message mode).
+    struct Remote(u32);
+    impl Body<u32, (), u32> for Remote {
+        fn run(self) -> Ran<u32, u32> {
+            Ran::Returned(self.0)
+        }
+        fn remote(self) -> Result<u32, Self> {
+            Ok(self.0)
+        }
+    }
+
+    type Dyn = dyn Runnable<(), u32>;
+
+    #[test]
+    fn a_task_handed_ahead_counts_as_queued_until_its_worker_begins_it() {
+        let t: Arc<Dyn> = Task::try_new(Remote(7), None, 0, false).ok().unwrap();
+        assert_eq!(t.hand_ahead(), Some(7));
+        assert_eq!(t.hand_ahead(), None, "handed once");
+        assert!(!t.header().is_settled());
+        let mut started = 0;
+        assert!(t.begin(&mut || started += 1));
+        assert_eq!(started, 1);
+        assert_eq!(t.settle_err(TaskError::Cancelled), Some(Phase::Running), "begun: settled as running");
+    }
+
+    #[test]
+    fn a_task_settled_while_handed_never_begins() {
+        let t: Arc<Dyn> = Task::try_new(Remote(7), None, 0, false).ok().unwrap();
+        assert_eq!(t.hand_ahead(), Some(7));
+        assert_eq!(t.settle_err(TaskError::PoolClosed), Some(Phase::Queued), "handed: settled as queued");
+        let mut started = 0;
+        assert!(!t.begin(&mut || started += 1));
+        assert_eq!(started, 0);
+    }
+
+    #[test]
+    fn a_closure_is_not_handed_ahead_and_stays_queued() {
+        let t: Arc<Dyn> = Task::try_new(|| 5u32, None, 0, false).ok().unwrap();
+        assert_eq!(t.hand_ahead(), None);
+        let mut started = 0;
+        assert!(matches!(t.run(&mut || started += 1), Some(Outcome::Returned)), "its body is still there");
+        assert_eq!(started, 1);
     }
 }

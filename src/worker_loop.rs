@@ -18,7 +18,7 @@ impl<B: Backend> Shared<B> {
         // answering the result finds this worker polling ("Polling workers", src/README.md).
         let mut hold = None;
         while let Some(task) = self.dispatch.next(index, hold.take()) {
-            let (ran, outcome) = self.start(index, &task, false);
+            let (ran, outcome) = self.start(index, &task, Start::Run);
             let outcome = match outcome {
                 Some(Outcome::Suspended(pending)) => {
                     LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
@@ -44,12 +44,15 @@ impl<B: Backend> Shared<B> {
     /// never waits. Takes the worker's next task as [`work`](Self::work) would and hands its
     /// body over as a request (`Turn::Posted`), to be finished with [`Shared::resume`].
     #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-    pub(crate) fn turn(&self, index: usize) -> Turn<B> {
+    /// A task it took ahead and was not handed ([`take_ahead`](Self::take_ahead)) comes first,
+    /// or `held_by`'s, when an idle worker takes over what a busy one holds.
+    pub(crate) fn turn(&self, index: usize, held_by: usize) -> Turn<B> {
+        let mut ahead = self.take_next(held_by);
         loop {
-            let Some(task) = self.dispatch.pop(index) else {
+            let Some(task) = ahead.take().or_else(|| self.dispatch.pop(index)) else {
                 return if self.dispatch.is_closed() && self.dispatch.drained(index) { Turn::Exited } else { Turn::Idle };
             };
-            let (ran, outcome) = self.start(index, &task, true);
+            let (ran, outcome) = self.start(index, &task, Start::Post);
             if let Some(Outcome::Suspended(request)) = outcome {
                 return Turn::Posted(task, request);
             }
@@ -60,8 +63,57 @@ impl<B: Backend> Shared<B> {
         }
     }
 
-    /// Worker `index` took `task`: it runs its body here, or hands it over (`post`).
-    fn start(&self, index: usize, task: &TaskRef<B>, post: bool) -> (bool, Option<Outcome<B::Pending>>) {
+    /// Message mode: worker `index`, busy with a posted task, takes its next one ahead of its
+    /// turn (`src/README.md`, "Message mode"), as [`turn`](Self::turn) would take it, into its
+    /// slot; it keeps its queue place and counts as queued until it starts. With the task comes
+    /// its request when it can be handed over now ([`Runnable::hand_ahead`]); a watched task
+    /// (a signal or a timeout may settle it before it runs) waits in the slot for the turn.
+    ///
+    /// [`Runnable::hand_ahead`]: crate::task::Runnable::hand_ahead
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn take_ahead(&self, index: usize) -> Option<(TaskRef<B>, Option<B::Pending>)> {
+        let slot = &self.slots[index];
+        if slot.next().is_some() {
+            return None;
+        }
+        let (task, place) = self.dispatch.pop_ahead(index)?;
+        B::taken_over();
+        let request = if task.header().watched { None } else { task.hand_ahead() };
+        slot.set_next(&task, place);
+        Some((task, request))
+    }
+
+    /// Message mode: whether worker `index` holds a task it took ahead from the lanes (not from
+    /// its own mailbox or route), which another worker may take over.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn ahead_from_lanes(&self, index: usize) -> bool {
+        self.slots[index].next() == Some(crate::dispatch::Place::Lane)
+    }
+
+    /// The task worker `index` took ahead, out of its slot, its queue place given back.
+    pub(crate) fn take_next(&self, index: usize) -> Option<TaskRef<B>> {
+        let (task, place) = self.slots[index].take_next()?;
+        self.dispatch.free_place(place);
+        Some(task)
+    }
+
+    /// Message mode: worker `index` began `task`, which worker `held_by` (itself, or a busy
+    /// worker that gave it back) was handed ahead: it leaves the queue and runs. `false` if it
+    /// was settled meanwhile (a forced shutdown): its worker's reply is then dropped.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    pub(crate) fn begin_ahead(&self, index: usize, held_by: usize, task: &TaskRef<B>) -> bool {
+        // A forced shutdown may have taken it from the slot already, and freed its place.
+        drop(self.take_next(held_by));
+        let (ran, _) = self.start(index, task, Start::Begin);
+        if !ran {
+            self.slots[index].clear();
+        }
+        ran
+    }
+
+    /// Worker `index` took `task`: it runs its body here, hands it over (`Post`), or began the
+    /// body it was handed ahead (`Begin`).
+    fn start(&self, index: usize, task: &TaskRef<B>, how: Start) -> (bool, Option<Outcome<B::Pending>>) {
         let slot = &self.slots[index];
         B::taken_over();
         B::space_freed(self);
@@ -79,7 +131,14 @@ impl<B: Backend> Shared<B> {
             self.times.record_wait(index, now.saturating_sub(task.header().admitted_us));
             self.counters.body_started();
         };
-        let outcome = if post { task.post(&mut on_start) } else { task.run(&mut on_start) };
+        let outcome = match how {
+            Start::Run => task.run(&mut on_start),
+            Start::Post => task.post(&mut on_start),
+            Start::Begin => {
+                task.begin(&mut on_start);
+                None
+            }
+        };
         (ran, outcome)
     }
 
@@ -120,6 +179,17 @@ impl<B: Backend> Shared<B> {
         }
     }
 
+}
+
+/// How [`Shared::start`] starts a task.
+#[derive(Clone, Copy)]
+enum Start {
+    /// Its body runs on this thread.
+    Run,
+    /// Its body is handed over to a worker in another memory ([`Shared::turn`]).
+    Post,
+    /// Its body was handed over ahead; its worker began it ([`Shared::begin_ahead`]).
+    Begin,
 }
 
 /// What one [`Shared::turn`] came to.

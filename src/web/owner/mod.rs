@@ -41,9 +41,14 @@ extern "C" {
     /// hand over.
     #[wasm_bindgen(method, js_name = postTask)]
     fn post_task(this: &WorkerSet, index: u32, request: &JsValue);
-    /// Message mode: the task worker `index` runs was settled by someone else (its signal).
+    /// Message mode: task `seq` posted to worker `index` (its count of tasks posted to it, from
+    /// 1) was settled by someone else (its signal, its timeout, a forced shutdown).
     #[wasm_bindgen(method, js_name = postAbort)]
-    fn post_abort(this: &WorkerSet, index: u32);
+    fn post_abort(this: &WorkerSet, index: u32, seq: u32);
+    /// Message mode: worker `index` is asked to give back task `seq`, handed to it ahead, if it
+    /// has not begun it (message.rs, `take_over_for_idle`).
+    #[wasm_bindgen(method, js_name = postRecall)]
+    fn post_recall(this: &WorkerSet, index: u32, seq: u32);
     #[wasm_bindgen(method)]
     fn spawn(this: &WorkerSet, index: u32);
     #[wasm_bindgen(method)]
@@ -172,11 +177,10 @@ pub(crate) struct Main {
     pub(super) shared: Arc<Shared>,
     set: WorkerSet,
     pub(crate) mode: Mode,
-    /// Message mode: the task each worker runs, as posted to it, and whether it was told that
-    /// its task was settled (message.rs). The owner's counterpart of a shared worker's own
-    /// reference to its task: the core's slot (`WorkerSlot`) may be emptied meanwhile (a forced
-    /// shutdown), and the reply must still finish the task's run.
-    posted: RefCell<Vec<Option<(TaskRef, bool)>>>,
+    /// Message mode: the tasks posted to each worker (message.rs). The owner's counterpart of a
+    /// shared worker's own reference to its task: the core's slot (`WorkerSlot`) may be
+    /// emptied meanwhile (a forced shutdown), and the reply must still finish the task's run.
+    posts: RefCell<Vec<message::Posts>>,
     /// Message mode: a pump is queued (a microtask) after the queue changed.
     pump_queued: Cell<bool>,
     me: std::rc::Weak<Main>,
@@ -337,7 +341,7 @@ impl Main {
                 shared: shared.clone(),
                 set,
                 mode,
-                posted: RefCell::new(vec![None; shared.workers]),
+                posts: RefCell::new((0..shared.workers).map(|_| message::Posts::default()).collect()),
                 pump_queued: Cell::new(false),
                 me: weak.clone(),
                 slots: RefCell::new(vec![WorkerState::default(); shared.workers]),
@@ -517,7 +521,7 @@ impl Main {
         }
         self.set.terminate(index as u32);
         clear_terminated_flag();
-        drop(self.posted.borrow_mut()[index].take());
+        self.posts_of_dead_worker(index);
         let task = self.shared.slots[index].try_take();
         if let Some(task) = &task {
             self.shared.settle_err(task, crate::error::TaskError::WorkerCrashed);

@@ -187,9 +187,14 @@ export class WorkerSet {
     this.#post(index, { ringpoolTask: request }, buffers === null ? [] : buffers.filter((b) => b !== null));
   }
 
-  // Message mode: the task worker `index` runs was settled by someone else.
-  postAbort(index) {
-    this.#post(index, { ringpoolAbort: true }, []);
+  // Message mode: task `seq` of those posted to worker `index` was settled by someone else.
+  postAbort(index, seq) {
+    this.#post(index, { ringpoolAbort: seq }, []);
+  }
+
+  // Message mode: worker `index` gives back task `seq` if it has not begun it.
+  postRecall(index, seq) {
+    this.#post(index, { ringpoolRecall: seq }, []);
   }
 
   #post(index, message, transfer) {
