@@ -14,6 +14,12 @@ console.log(`what a page loads from pkg/ (${files.length} files): ${total} B gzi
 console.table(Object.fromEntries(files.map((f) => [f.file.replace(/^snippets\/[^/]+\//, 'snippets/…/'), { bytes: f.bytes, gzip: f.gzip }])));
 
 if (process.argv.includes('--wasm')) {
+  try {
+    execFileSync('twiggy', ['--version'], { stdio: 'ignore' });
+  } catch {
+    console.error('bench/size.mjs --wasm needs twiggy, which npm run setup does not install: cargo install twiggy');
+    process.exit(1);
+  }
   const { build } = await import('../pkg-template/build.mjs');
   const { toolchainEnv } = await import('../scripts/toolchain.mjs');
   const out = join(root, 'target/size-names');
