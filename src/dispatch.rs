@@ -17,12 +17,12 @@
 //! **Routes** hold items for one worker alone too: JS tasks whose transferred buffers were
 //! posted to that worker (the handover protocol, `src/README.md`), made on the first route. A
 //! worker takes its route after its mailbox and before the lanes. Routed items count against
-//! `capacity` with the lanes: a lane push refuses while `pushed - taken + routed` is at
+//! `capacity` with the lanes: a lane push refuses while `pushed - taken + kept` is at
 //! `capacity`, and the owner routes only into an empty queue below it.
 //!
 //! **Ahead** (message mode, `src/README.md`): a busy worker may take its next item before its
-//! turn ([`Dispatch::pop_ahead`]). The item keeps its place — in its mailbox or route, or in
-//! `capacity` through `ahead`, which admission adds to `routed` — until
+//! turn ([`Dispatch::pop_ahead`]). The item keeps its place — in its mailbox or route, or,
+//! taken from a lane, in `kept` as a routed item does — until
 //! [`Dispatch::free_place`] gives it back, when the worker starts it.
 //!
 //! **Sleep/wake** (in `dispatch/sleep.rs`, with polling and the hold). Workers sleep on one [`Futex`] (the *bell*) and announce themselves in
@@ -184,7 +184,7 @@ impl<T> Mailbox<T> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 pub enum Place {
-    /// In `capacity`, through `ahead`.
+    /// In `capacity`, through `kept`.
     Lane,
     /// In worker `i`'s mailbox.
     Mailbox(usize),
@@ -226,11 +226,10 @@ pub struct Dispatch<T> {
     mailboxes: Lazy<Vec<Mailbox<T>>>,
     /// One per worker, taken after its mailbox and before the lanes; made on the first route.
     routes: Lazy<Vec<Mailbox<T>>>,
-    /// Places reserved or waiting in all routes: raised before a route push, lowered after a
-    /// route pop. Admission into the lanes reads it once.
-    routed: AtomicUsize,
-    /// Lane places kept by items taken ahead ([`Dispatch::pop_ahead`]); counted like `routed`.
-    ahead: AtomicUsize,
+    /// Places held outside the lanes: reserved or waiting in all routes (raised before a route
+    /// push, lowered after a route pop), and lane items taken ahead and not yet begun (raised
+    /// before the pop, lowered by `free_place`). Admission into the lanes reads it once.
+    kept: AtomicUsize,
     workers: usize,
     mailbox_capacity: usize,
     /// Workers sleep on it; bumped by a submitter that saw `sleepers > 0`, and by `close`.
@@ -256,8 +255,7 @@ impl<T> Dispatch<T> {
             capacity,
             mailboxes: Lazy::new(),
             routes: Lazy::new(),
-            routed: AtomicUsize::new(0),
-            ahead: AtomicUsize::new(0),
+            kept: AtomicUsize::new(0),
             workers,
             mailbox_capacity,
             bell: Futex::new(0),
@@ -279,10 +277,6 @@ impl<T> Dispatch<T> {
         self.capacity.saturating_sub(self.kept()).saturating_sub(used)
     }
 
-    /// Places held outside the lanes: routed items, and lane items taken ahead.
-    fn kept(&self) -> usize {
-        self.routed() + self.ahead.load(Ordering::SeqCst)
-    }
 
     /// Admission: lock-free, never waits; wakes one sleeping worker if there is one.
     pub fn try_push(&self, value: T, priority: Priority) -> Result<(), PushError<T>> {
@@ -360,11 +354,11 @@ impl<T> Dispatch<T> {
         if !m.reserve() {
             return Err(if self.is_closed() { PushError::Closed(value) } else { PushError::Full(value) });
         }
-        self.routed.fetch_add(1, Ordering::SeqCst);
+        self.kept.fetch_add(1, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if self.is_closed() {
             m.release();
-            self.routed.fetch_sub(1, Ordering::SeqCst);
+            self.kept.fetch_sub(1, Ordering::SeqCst);
             return Err(PushError::Closed(value));
         }
         m.push_reserved(value);
@@ -373,9 +367,10 @@ impl<T> Dispatch<T> {
         Ok(())
     }
 
-    /// Items routed to workers and not yet taken (a snapshot).
-    pub fn routed(&self) -> usize {
-        self.routed.load(Ordering::SeqCst)
+    /// Places held outside the lanes (a snapshot): items routed to workers and not yet taken,
+    /// and lane items taken ahead and not yet begun.
+    pub fn kept(&self) -> usize {
+        self.kept.load(Ordering::SeqCst)
     }
 
     /// Items routed to worker `index` and not yet taken, and how many its route holds.
@@ -399,7 +394,7 @@ impl<T> Dispatch<T> {
     /// Takes an item from worker `index`'s route only (its worker died, or a forced shutdown).
     pub fn pop_route(&self, index: usize) -> Option<T> {
         let v = self.route(index)?.take()?;
-        self.routed.fetch_sub(1, Ordering::SeqCst);
+        self.kept.fetch_sub(1, Ordering::SeqCst);
         Some(v)
     }
 
@@ -464,11 +459,11 @@ impl<T> Dispatch<T> {
             return Some((v, Place::Route(index)));
         }
         // Kept before the pop frees the lane place, so admission never counts it free.
-        self.ahead.fetch_add(1, Ordering::SeqCst);
+        self.kept.fetch_add(1, Ordering::SeqCst);
         match self.pop(usize::MAX) {
             Some(v) => Some((v, Place::Lane)),
             None => {
-                self.ahead.fetch_sub(1, Ordering::SeqCst);
+                self.kept.fetch_sub(1, Ordering::SeqCst);
                 None
             }
         }
@@ -477,11 +472,11 @@ impl<T> Dispatch<T> {
     /// Gives back the place of an item [`pop_ahead`](Self::pop_ahead) took.
     pub fn free_place(&self, place: Place) {
         match place {
-            Place::Lane => drop(self.ahead.fetch_sub(1, Ordering::SeqCst)),
+            Place::Lane => drop(self.kept.fetch_sub(1, Ordering::SeqCst)),
             Place::Mailbox(i) => self.mailbox(i).into_iter().for_each(Mailbox::release),
             Place::Route(i) => {
                 self.route(i).into_iter().for_each(Mailbox::release);
-                self.routed.fetch_sub(1, Ordering::SeqCst);
+                self.kept.fetch_sub(1, Ordering::SeqCst);
             }
         }
     }

@@ -165,12 +165,16 @@ impl Main {
         };
         let Some(Posted { task, again: Some(request), .. }) = back else { return };
         match self.idle_worker() {
-            Some(j) => {
-                if self.shared.begin_ahead(j, index, &task) {
-                    self.post(j, task, request, true);
-                }
-            }
+            Some(j) => self.begin_on(j, index, task, request),
             None => self.post(index, task, request, false),
+        }
+    }
+
+    /// Worker `index` begins, for its turn, the task `held_by` was handed ahead and did not
+    /// begin (it gave it back, or died), posting its request again; unless it was settled.
+    fn begin_on(&self, index: usize, held_by: usize, task: TaskRef, request: JsValue) {
+        if self.shared.begin_ahead(index, held_by, &task) {
+            self.post(index, task, request, true);
         }
     }
 
@@ -192,9 +196,7 @@ impl Main {
             if p.running.is_none() && p.ahead.as_ref().is_some_and(|a| a.again.is_some()) { p.ahead.take() } else { None }
         };
         if let Some(Posted { task, again: Some(request), .. }) = again {
-            if self.shared.begin_ahead(index, index, &task) {
-                self.post(index, task, request, true);
-            }
+            self.begin_on(index, index, task, request);
         }
         if self.posts.borrow()[index].running.is_none() {
             self.turn_of(index, index);

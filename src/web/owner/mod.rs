@@ -612,7 +612,7 @@ impl Main {
     pub(crate) fn route_target(&self) -> Option<usize> {
         let d = &self.shared.dispatch;
         // Message mode posts a task's buffers with the task.
-        if self.mode == Mode::Message || !d.lanes_empty() || d.routed() >= d.capacity() {
+        if self.mode == Mode::Message || !d.lanes_empty() || d.kept() >= d.capacity() {
             return None;
         }
         let slots = self.slots.borrow();
